@@ -139,3 +139,22 @@ struct PromptSpec {
 };
 
 }  // namespace kopt::mcp
+
+namespace kopt::mcp {
+
+// What the server exposes to code that registers tools, resources and prompts. Implemented by the
+// protocol layer's registry; registration happens before serving starts.
+class Registrar {
+ public:
+  virtual ~Registrar() = default;
+  virtual void addTool(ToolSpec tool) = 0;
+  virtual void addResource(ResourceSpec resource) = 0;
+  virtual void addResourceLister(ResourceLister lister) = 0;
+  virtual void addResourceTemplate(ResourceTemplateSpec resourceTemplate) = 0;
+  virtual void addPrompt(PromptSpec prompt) = 0;
+  // Tells subscribed clients that a resource changed (notifications/resources/updated).
+  // Safe to call from any thread, at any time, also when nobody subscribed.
+  virtual void notifyResourceUpdated(const std::string& uri) = 0;
+};
+
+}  // namespace kopt::mcp
