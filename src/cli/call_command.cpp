@@ -1,0 +1,13 @@
+// Placeholder until this command is implemented (tracked in the issues); it says so plainly.
+#include <iostream>
+
+#include "cli/commands.h"
+
+namespace kopt::cli {
+
+int callCommand(const Args&) {
+  std::cerr << "kopt call: not implemented yet\n";
+  return 2;
+}
+
+}  // namespace kopt::cli

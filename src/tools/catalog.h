@@ -1,0 +1,19 @@
+#pragma once
+// Everything kopt serves: campaign tools, queries, resources and prompts, assembled from the
+// one-adapter-per-tool files in this folder. `kopt serve` and `kopt call` both start here.
+#include <filesystem>
+
+#include "mcp/tool_api.h"
+
+namespace kopt::tools {
+
+struct CatalogOptions {
+  // Where campaigns live when a tool argument gives a relative path (default: the server's cwd).
+  std::filesystem::path workspaceRoot;
+  // Register the fixture tools/resources/prompts the MCP conformance suite calls.
+  bool conformanceFixtures = false;
+};
+
+void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options);
+
+}  // namespace kopt::tools
