@@ -1,0 +1,25 @@
+#pragma once
+// Running `git` and capturing its (small) output. A minimal posix_spawn wrapper rather than
+// exec::Executor: git commands are short, need their stdout back as a string (not in a log file),
+// and must not depend on the executor being ready; environment kept, plus LC_ALL=C so messages
+// are stable, GIT_TERMINAL_PROMPT=0 so nothing ever waits for a password.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kopt::campaign::lineage {
+
+struct GitOutput {
+  int exitCode = -1;  // -1: could not start / killed by a signal
+  std::string out;
+  std::string err;
+  bool ok() const { return exitCode == 0; }
+};
+
+// git -C <cwd> <args...>; `stdinText` is fed to the child's stdin.
+GitOutput runGit(const std::filesystem::path& cwd, const std::vector<std::string>& args,
+                 const std::map<std::string, std::string>& extraEnv = {},
+                 const std::string& stdinText = "");
+
+}  // namespace kopt::campaign::lineage
