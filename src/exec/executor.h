@@ -4,6 +4,7 @@
 // shell is involved unless the argv itself names one. Output always goes to files, never through a
 // pipe that can fill up and block the child.
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -22,9 +23,12 @@ struct CommandSpec {
   std::filesystem::path cwd;                     // empty: the server's cwd
   std::filesystem::path stdoutPath;              // required: where stdout goes (created/truncated)
   std::filesystem::path stderrPath;              // empty: stderr goes to stdoutPath too
-  std::chrono::milliseconds timeout{std::chrono::minutes(15)};
+  std::chrono::milliseconds timeout{std::chrono::minutes(15)};  // <= 0: no time limit
   // A hang: no new output *and* no CPU time used by the process group for this long. 0 = off.
   std::chrono::milliseconds hangAfter{0};
+  // Between SIGTERM and SIGKILL when kopt stops the process group (timeout, hang, cancel), and
+  // for members still running after the command itself exited.
+  std::chrono::milliseconds killGrace{std::chrono::seconds(5)};
 };
 
 enum class Outcome {

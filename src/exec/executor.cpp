@@ -1,0 +1,114 @@
+#include "exec/executor.h"
+
+#include <regex>
+
+#include "exec/executor_config.h"
+#include "exec/slurm_executor.h"
+
+namespace kopt::exec {
+
+const char* toString(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::Exited: return "exited";
+    case Outcome::Signaled: return "signaled";
+    case Outcome::TimedOut: return "timed_out";
+    case Outcome::Hung: return "hung";
+    case Outcome::Cancelled: return "cancelled";
+    case Outcome::FailedToStart: return "failed_to_start";
+    case Outcome::Lost: return "lost";
+  }
+  return "unknown";
+}
+
+const char* toString(ExecutorKind kind) { return kind == ExecutorKind::Slurm ? "slurm" : "local"; }
+
+const char* toString(SlurmMode mode) {
+  switch (mode) {
+    case SlurmMode::Srun: return "srun";
+    case SlurmMode::Sbatch: return "sbatch";
+    case SlurmMode::Auto: return "auto";
+  }
+  return "auto";
+}
+
+std::variant<ExecutorKind, std::string> parseExecutorKind(const std::string& text) {
+  if (text == "local") return ExecutorKind::Local;
+  if (text == "slurm") return ExecutorKind::Slurm;
+  return "executor.kind: '" + text + "' is not a backend; use local or slurm";
+}
+
+std::variant<SlurmMode, std::string> parseSlurmMode(const std::string& text) {
+  if (text == "srun") return SlurmMode::Srun;
+  if (text == "sbatch") return SlurmMode::Sbatch;
+  if (text == "auto") return SlurmMode::Auto;
+  return "executor.mode: '" + text + "' is not a mode; use srun, sbatch or auto";
+}
+
+namespace {
+
+// The forms sbatch/srun accept for --time.
+bool isSlurmTime(const std::string& t) {
+  static const std::regex re(
+      R"(^(\d+|\d+:\d+|\d+:\d+:\d+|\d+-\d+|\d+-\d+:\d+|\d+-\d+:\d+:\d+|UNLIMITED|INFINITE|unlimited|infinite)$)");
+  return std::regex_match(t, re);
+}
+
+bool hasControlChar(const std::string& s) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string> validate(const ExecutorConfig& config) {
+  if (config.kind == ExecutorKind::Local) return std::nullopt;
+  if (!config.time.empty() && !isSlurmTime(config.time)) {
+    return "executor.time: '" + config.time +
+           "' is not a Slurm time; use minutes, MM:SS, HH:MM:SS or D-HH:MM:SS (e.g. 30 or 01:00:00)";
+  }
+  for (const auto& [field, value] : {std::pair<const char*, const std::string&>{"partition", config.partition},
+                                     {"gres", config.gres},
+                                     {"account", config.account}}) {
+    if (hasControlChar(value) || value.find(' ') != std::string::npos) {
+      return std::string("executor.") + field + ": '" + value + "' must be one word without spaces";
+    }
+  }
+  for (const auto& arg : config.extraArgs) {
+    if (hasControlChar(arg)) return "executor.extra_args: '" + arg + "' contains a control character";
+    if (arg.empty()) return std::string("executor.extra_args: an argument is empty; remove it");
+  }
+  if (config.pollEvery.count() <= 0) return std::string("executor.poll: must be positive");
+  return std::nullopt;
+}
+
+namespace {
+
+// What makeExecutor hands out for a config that does not validate: the error surfaces on the
+// first command, where the campaign already reports failures, instead of as a null pointer.
+class InvalidExecutor final : public Executor {
+ public:
+  InvalidExecutor(std::string name, std::string error) : name_(std::move(name)), error_(std::move(error)) {}
+  std::string name() const override { return name_; }
+  RunResult run(const CommandSpec&, const RunObserver&) override {
+    RunResult r;
+    r.outcome = Outcome::FailedToStart;
+    r.error = error_;
+    return r;
+  }
+
+ private:
+  std::string name_;
+  std::string error_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> makeExecutor(const ExecutorConfig& config) {
+  if (auto problem = validate(config)) return std::make_unique<InvalidExecutor>(toString(config.kind), *problem);
+  if (config.kind == ExecutorKind::Slurm) return makeSlurmExecutor(config);
+  return makeLocalExecutor();
+}
+
+}  // namespace kopt::exec

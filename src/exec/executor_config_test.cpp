@@ -1,0 +1,58 @@
+#include "exec/executor_config.h"
+
+#include <doctest/doctest.h>
+
+#include "exec/test_support.h"
+
+using namespace kopt::exec;
+using namespace kopt::exec::testing;
+
+TEST_CASE("kinds and modes parse from the manifest's words, with the choices in the error") {
+  CHECK(str(std::get<ExecutorKind>(parseExecutorKind("local"))) == str(ExecutorKind::Local));
+  CHECK(str(std::get<ExecutorKind>(parseExecutorKind("slurm"))) == str(ExecutorKind::Slurm));
+  CHECK(std::get<std::string>(parseExecutorKind("k8s")).find("executor.kind: 'k8s'") != std::string::npos);
+  CHECK(str(std::get<SlurmMode>(parseSlurmMode("srun"))) == str(SlurmMode::Srun));
+  CHECK(str(std::get<SlurmMode>(parseSlurmMode("sbatch"))) == str(SlurmMode::Sbatch));
+  CHECK(str(std::get<SlurmMode>(parseSlurmMode("auto"))) == str(SlurmMode::Auto));
+  CHECK(std::get<std::string>(parseSlurmMode("batch")).find("srun, sbatch or auto") != std::string::npos);
+  CHECK(std::string(toString(SlurmMode::Sbatch)) == "sbatch");
+  CHECK(std::string(toString(ExecutorKind::Slurm)) == "slurm");
+}
+
+TEST_CASE("validate names the field to fix") {
+  ExecutorConfig c;
+  c.kind = ExecutorKind::Slurm;
+  CHECK_FALSE(validate(c));
+  for (const char* t : {"30", "5:00", "01:00:00", "2-0", "1-12:00", "1-00:00:00", "UNLIMITED"}) {
+    c.time = t;
+    CAPTURE(t);
+    CHECK_FALSE(validate(c));
+  }
+  c.time = "30m";
+  CHECK(validate(c)->find("executor.time") != std::string::npos);
+  c.time.clear();
+  c.partition = "gpu x";
+  CHECK(validate(c)->find("executor.partition") != std::string::npos);
+  c.partition = "gpu";
+  c.extraArgs = {"--qos=high", ""};
+  CHECK(validate(c)->find("executor.extra_args") != std::string::npos);
+  c.extraArgs = {"--qos=high\n--x"};
+  CHECK(validate(c)->find("control character") != std::string::npos);
+}
+
+TEST_CASE("makeExecutor picks the backend; an invalid config fails every run with its error") {
+  ExecutorConfig c;
+  CHECK(makeExecutor(c)->name() == "local");
+  c.kind = ExecutorKind::Slurm;
+  CHECK(makeExecutor(c)->name() == "slurm");
+  c.time = "soon";
+  auto bad = makeExecutor(c);
+  CHECK(bad->name() == "slurm");
+  TempDir dir("config");
+  CommandSpec spec;
+  spec.argv = {"true"};
+  spec.stdoutPath = dir / "out";
+  auto r = bad->run(spec, {});
+  CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+  CHECK(r.error.find("executor.time") != std::string::npos);
+}

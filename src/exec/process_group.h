@@ -1,0 +1,32 @@
+#pragma once
+// The processes a command started, seen through /proc. kopt puts each command in its own session
+// (setsid), so "the command" is every process whose session or process group is the child's pid.
+// Counting the session too catches a child that moved itself into a new process group (bash job
+// control does that) but did not start a new session.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace kopt::exec {
+
+struct GroupSnapshot {
+  std::vector<pid_t> members;  // live (non-zombie) processes of the group or session
+  // utime + stime + cutime + cstime of the members, in clock ticks. Includes the CPU time of
+  // children they already reaped, so a short-lived compiler process still counts as activity.
+  std::uint64_t cpuTicks = 0;
+};
+
+GroupSnapshot snapshotGroup(pid_t leader);
+
+// Sends `sig` to the process group and to every other live member of the session.
+void signalGroup(pid_t leader, int sig);
+
+// True when no live (non-zombie) process belongs to the group or session.
+bool groupEmpty(pid_t leader);
+
+// True when the process exists and is not a zombie (a zombie waiting for its parent to reap it is
+// gone for every purpose kopt cares about).
+bool processAlive(pid_t pid);
+
+}  // namespace kopt::exec
