@@ -1,0 +1,697 @@
+// Native bench harness of the CPU GEMM (kernels/cpu/gemm.cpp), following the kopt harness contract:
+//   cpu_gemm_bench [--summary-csv PATH] [--samples PATH] [--shapes L1,L2] [--seed N] [options]
+// It writes the frozen 15-column GEMM CSV (B = 1) and the raw-sample JSON Lines file.
+//
+// What it does to be hard to fool (see docs in README.md):
+// - correctness against an independent fp64 triple loop on pristine copies of the inputs; outputs
+//   are NaN-poisoned before every call, inputs hashed before and after the checked call;
+// - every timed call gets inputs at a new address with new contents (a pool of random data larger
+//   than the last-level cache), so identity- or address-keyed caches gain nothing and calls start
+//   cold; every timed call is re-verified after the clock stops with a Freivalds projection check;
+// - one std::chrono::steady_clock interval per call, adaptive sampling to a target relative spread
+//   with a per-shape time cap;
+// - each shape runs in a forked child, so a crash or hang becomes a FAIL row, never a missing one.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "gemm.h"
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr const char* kHarnessName = "cpu_gemm_bench";
+constexpr const char* kCsvHeader =
+    "label,B,M,N,K,Check,Forward TFLOPS,Forward TFLOPS_stddev,Backward TFLOPS,"
+    "Backward TFLOPS_stddev,Forward Time (ms),Backward Time (ms),out_snr,da_snr,db_snr";
+
+struct Shape {
+  std::string label;
+  int M, N, K;
+};
+
+// Small enough that a whole run of the plain configuration takes well under a second on one slow
+// core, large enough that blocking and loop order matter. `odd` has no dimension divisible by 4
+// (it exercises every remainder path); `skinny` is a decode-like few-token GEMM.
+const std::vector<Shape> kDefaultShapes = {
+    {"sq96", 96, 96, 96},
+    {"sq192", 192, 192, 192},
+    {"rect", 128, 256, 160},
+    {"odd", 150, 110, 170},
+    {"skinny", 16, 384, 320},
+};
+
+struct Options {
+  std::string summary_csv;  // empty: the table goes to stdout
+  std::string samples;      // empty: no samples file
+  std::vector<std::string> shapes;
+  std::uint64_t seed = 0;
+  int min_samples = 5;
+  int max_samples = 200;
+  double target_rsd = 0.01;
+  double time_cap_ms = 100.0;  // per shape, forward and backward together
+  double snr_threshold_db = 80.0;
+  double shape_timeout_s = 120.0;
+  bool isolate = true;
+  bool list_shapes = false;
+};
+
+struct Direction {
+  std::string name;  // "forward" | "backward"
+  std::vector<double> times_ms;
+  std::string stop;  // "rsd" | "time_cap" | "max_samples"
+  double flops = 0;
+  double bytes = 0;
+};
+
+struct Result {
+  bool pass = false;
+  double fwd_tflops = kNaN, fwd_std = kNaN, bwd_tflops = kNaN, bwd_std = kNaN;
+  double fwd_ms = kNaN, bwd_ms = kNaN;
+  double out_snr = kNaN, da_snr = kNaN, db_snr = kNaN;
+  std::vector<Direction> directions;  // empty when the kernel threw or crashed
+};
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  std::cerr << kHarnessName << ": " << msg << "\n"
+            << "usage: " << kHarnessName
+            << " [--summary-csv PATH] [--samples PATH] [--shapes L1,L2,...] [--seed N]\n"
+               "       [--min-samples N] [--max-samples N] [--target-rsd F] [--time-cap-ms F]\n"
+               "       [--snr-threshold-db F] [--shape-timeout-s F] [--no-isolate] [--list-shapes]\n";
+  std::exit(2);
+}
+
+double parse_number(const std::string& flag, const std::string& value) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || errno != 0 || !std::isfinite(v))
+    usage_error(flag + " expects a number, got '" + value + "'");
+  return v;
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--summary-csv") {
+      o.summary_csv = value();
+    } else if (a == "--samples") {
+      o.samples = value();
+    } else if (a == "--shapes") {
+      std::stringstream ss(value());
+      std::string item;
+      while (std::getline(ss, item, ',')) {
+        item = bench::trim(item);
+        if (!item.empty()) o.shapes.push_back(item);
+      }
+      if (o.shapes.empty()) usage_error("--shapes needs at least one label");
+    } else if (a == "--seed") {
+      const std::string v = value();
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long s = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || errno != 0 || v[0] == '-')
+        usage_error("--seed expects a non-negative integer, got '" + v + "'");
+      o.seed = s;
+    } else if (a == "--min-samples") {
+      o.min_samples = static_cast<int>(parse_number(a, value()));
+    } else if (a == "--max-samples") {
+      o.max_samples = static_cast<int>(parse_number(a, value()));
+    } else if (a == "--target-rsd") {
+      o.target_rsd = parse_number(a, value());
+    } else if (a == "--time-cap-ms") {
+      o.time_cap_ms = parse_number(a, value());
+    } else if (a == "--snr-threshold-db") {
+      o.snr_threshold_db = parse_number(a, value());
+    } else if (a == "--shape-timeout-s") {
+      o.shape_timeout_s = parse_number(a, value());
+    } else if (a == "--no-isolate") {
+      o.isolate = false;
+    } else if (a == "--list-shapes") {
+      o.list_shapes = true;
+    } else if (a == "--help" || a == "-h") {
+      usage_error("help");
+    } else {
+      usage_error("unknown argument '" + a + "'");
+    }
+  }
+  if (o.min_samples < 2) usage_error("--min-samples must be at least 2");
+  if (o.max_samples < o.min_samples) usage_error("--max-samples must be >= --min-samples");
+  if (o.target_rsd <= 0) usage_error("--target-rsd must be positive (e.g. 0.01 for 1%)");
+  if (o.time_cap_ms <= 0) usage_error("--time-cap-ms must be positive");
+  if (o.shape_timeout_s <= 0) usage_error("--shape-timeout-s must be positive");
+  return o;
+}
+
+std::vector<Shape> select_shapes(const Options& o) {
+  if (o.shapes.empty()) return kDefaultShapes;
+  std::vector<Shape> out;
+  std::set<std::string> seen;
+  for (const auto& label : o.shapes) {
+    const Shape* found = nullptr;
+    for (const auto& s : kDefaultShapes)
+      if (s.label == label) found = &s;
+    if (!found) {
+      std::string known;
+      for (const auto& s : kDefaultShapes) known += (known.empty() ? "" : ",") + s.label;
+      std::cerr << kHarnessName << ": unknown shape label '" << label << "' (known: " << known
+                << ")\n";
+      std::exit(2);
+    }
+    if (!seen.insert(label).second) usage_error("shape label '" + label + "' given twice in --shapes");
+    out.push_back(*found);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference and verification (fp64, written independently of the kernel).
+
+// ref[M x N] = A[M x K] * B[K x N], with A and B addressed through strides so the same loop
+// serves A^T and B^T.
+std::vector<double> reference_gemm(int M, int N, int K, const float* A, std::size_t a_rs,
+                                   std::size_t a_cs, const float* B, std::size_t b_rs,
+                                   std::size_t b_cs) {
+  std::vector<double> C(static_cast<std::size_t>(M) * N, 0.0);
+  for (int i = 0; i < M; ++i) {
+    double* c = C.data() + static_cast<std::size_t>(i) * N;
+    for (int k = 0; k < K; ++k) {
+      const double a = A[i * a_rs + k * a_cs];
+      for (int j = 0; j < N; ++j) c[j] += a * static_cast<double>(B[k * b_rs + j * b_cs]);
+    }
+  }
+  return C;
+}
+
+// y[rows] = X[rows x cols] * x, X row-major (or transposed through `transposed`).
+std::vector<double> matvec(const float* X, int rows, int cols, const std::vector<double>& x,
+                           bool transposed) {
+  std::vector<double> y(rows, 0.0);
+  if (!transposed) {
+    for (int r = 0; r < rows; ++r) {
+      double s = 0.0;
+      const float* row = X + static_cast<std::size_t>(r) * cols;
+      for (int c = 0; c < cols; ++c) s += row[c] * x[c];
+      y[r] = s;
+    }
+  } else {  // X is stored cols x rows; y = X_stored^T * x
+    for (int c = 0; c < cols; ++c) {
+      const float* row = X + static_cast<std::size_t>(c) * rows;
+      for (int r = 0; r < rows; ++r) y[r] += row[r] * x[c];
+    }
+  }
+  return y;
+}
+
+std::vector<double> random_signs(bench::Rng& rng, int n) {
+  std::vector<double> x(n);
+  for (auto& v : x) v = (rng.next() >> 63) ? 1.0 : -1.0;
+  return x;
+}
+
+// Freivalds: for a random sign vector x, out*x must match the product computed from the inputs.
+// Cost O(n^2), so every timed call is re-checked. Returns the SNR of the projection.
+double freivalds_forward(const float* A, const float* B, const float* C, int M, int N, int K,
+                         bench::Rng& rng) {
+  const auto x = random_signs(rng, N);
+  const auto bx = matvec(B, K, N, x, false);   // K
+  const auto ref = matvec(A, M, K, bx, false);  // M
+  const auto out = matvec(C, M, N, x, false);   // M
+  return bench::snr_db(ref.data(), out.data(), ref.size());
+}
+
+void freivalds_backward(const float* dC, const float* A, const float* B, const float* dA,
+                        const float* dB, int M, int N, int K, bench::Rng& rng, double* da_snr,
+                        double* db_snr) {
+  const auto x = random_signs(rng, K);
+  const auto btx = matvec(B, N, K, x, true);       // B^T x: N
+  const auto ref_a = matvec(dC, M, N, btx, false);  // M
+  const auto out_a = matvec(dA, M, K, x, false);    // M
+  *da_snr = bench::snr_db(ref_a.data(), out_a.data(), ref_a.size());
+  const auto y = random_signs(rng, N);
+  const auto dcy = matvec(dC, M, N, y, false);      // M
+  const auto ref_b = matvec(A, K, M, dcy, true);    // A^T dC y: K
+  const auto out_b = matvec(dB, K, N, y, false);    // K
+  *db_snr = bench::snr_db(ref_b.data(), out_b.data(), ref_b.size());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The timing pool: one block of random floats larger than the LLC. Timed call s reads its inputs
+// from its own slice, so no two timed calls share an input address or input contents, and each
+// slice was last touched long enough ago to be out of the cache.
+
+struct Pool {
+  float* data = nullptr;
+  std::size_t size = 0;  // floats
+  Pool() = default;
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+  ~Pool() { std::free(data); }
+};
+
+void make_pool(std::uint64_t seed, Pool* p) {
+  // Two halves (forward, backward), each at least the LLC; bounded so a huge reported LLC cannot
+  // make setup dominate the run. Huge pages where the kernel allows them: page faults of tens of
+  // MB of 4 KiB pages would otherwise cost more than the fill itself.
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  std::size_t bytes = std::min<std::size_t>(2 * std::max<std::size_t>(bench::llc_bytes(), 8u << 20), 512u << 20);
+  bytes = (bytes + kHuge - 1) / kHuge * kHuge;
+  p->data = static_cast<float*>(std::aligned_alloc(kHuge, bytes));
+  if (!p->data) {
+    std::cerr << kHarnessName << ": cannot allocate the " << (bytes >> 20) << " MiB timing pool\n";
+    std::exit(1);
+  }
+#ifdef MADV_HUGEPAGE
+  ::madvise(p->data, bytes, MADV_HUGEPAGE);  // advisory: ignored where THP is off
+#endif
+  p->size = bytes / sizeof(float);
+  bench::fill_fast(p->data, p->size, seed * 0x2545F4914F6CDD1Dull ^ 0x706f6f6c706f6f6cull);
+}
+
+// Reads a region at least as large as the LLC so that the other half of the pool, which a direction
+// is about to time on, is no longer cached, whatever the previous shape or the pool fill touched.
+void evict_cache_with(const float* region, std::size_t n) {
+  float sink = 0.0f;
+  for (std::size_t i = 0; i < n; i += 16) sink += region[i];  // one read per 64-byte line
+  volatile float keep = sink;
+  (void)keep;
+}
+
+inline std::size_t round_up16(std::size_t n) { return (n + 15) / 16 * 16; }
+
+using Clock = std::chrono::steady_clock;
+
+double elapsed_ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// Sampling state of one direction: decides when to stop and why.
+struct Sampler {
+  int min_samples, max_samples;
+  double target_rsd, cap_ms;
+  Clock::time_point start = Clock::now();
+  std::string stop = "";
+  bool done(const std::vector<double>& times) {
+    const int n = static_cast<int>(times.size());
+    if (n >= max_samples) return stop = "max_samples", true;
+    if (n < min_samples) return false;
+    if (bench::rsd(times) <= target_rsd) return stop = "rsd", true;
+    if (elapsed_ms(start, Clock::now()) >= cap_ms) return stop = "time_cap", true;
+    return false;
+  }
+};
+
+void poison(std::vector<float>& v) { std::fill(v.begin(), v.end(), std::numeric_limits<float>::quiet_NaN()); }
+
+void summarize(const Direction& d, double flops, double* tflops, double* stddev, double* ms) {
+  std::vector<double> per_call;
+  for (double t : d.times_ms) per_call.push_back(flops / (t * 1e9));
+  *ms = bench::median(d.times_ms);
+  *tflops = flops / (*ms * 1e9);
+  *stddev = bench::pstddev(per_call);
+}
+
+// Runs one shape: checked calls, then timed calls. Throws whatever the kernel throws.
+Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
+  const int M = s.M, N = s.N, K = s.K;
+  const std::size_t mk = static_cast<std::size_t>(M) * K, kn = static_cast<std::size_t>(K) * N,
+                    mn = static_cast<std::size_t>(M) * N;
+  Result r;
+
+  // Pristine inputs for the correctness check, reproducible from (seed, label).
+  bench::Rng rng(o.seed * 0x9E3779B97F4A7C15ull ^ bench::fnv1a(s.label));
+  std::vector<float> A(mk), B(kn), dC(mn);
+  bench::fill_uniform(A, rng);
+  bench::fill_uniform(B, rng);
+  bench::fill_uniform(dC, rng);
+  const auto ref_c = reference_gemm(M, N, K, A.data(), K, 1, B.data(), N, 1);
+  const auto ref_da = reference_gemm(M, K, N, dC.data(), N, 1, B.data(), 1, N);  // dC * B^T
+  const auto ref_db = reference_gemm(K, N, M, A.data(), 1, K, dC.data(), N, 1);  // A^T * dC
+
+  bool inputs_intact = true;
+  {  // Checked forward call on private copies; the reference never sees these buffers.
+    std::vector<float> a = A, b = B, c(mn);
+    poison(c);
+    cpu_gemm::forward(a.data(), b.data(), c.data(), M, N, K);
+    r.out_snr = bench::snr_db(ref_c.data(), c.data(), mn);
+    if (a != A || b != B) {
+      std::cerr << kHarnessName << ": shape " << s.label << ": forward modified its inputs\n";
+      inputs_intact = false;
+    }
+  }
+  {  // Checked backward call.
+    std::vector<float> a = A, b = B, dc = dC, da(mk), db(kn);
+    poison(da);
+    poison(db);
+    cpu_gemm::backward(dc.data(), a.data(), b.data(), da.data(), db.data(), M, N, K);
+    r.da_snr = bench::snr_db(ref_da.data(), da.data(), mk);
+    r.db_snr = bench::snr_db(ref_db.data(), db.data(), kn);
+    if (a != A || b != B || dc != dC) {
+      std::cerr << kHarnessName << ": shape " << s.label << ": backward modified its inputs\n";
+      inputs_intact = false;
+    }
+  }
+
+  // Timed calls. The pool is split in two halves (forward, backward), each larger than the LLC;
+  // a direction stops at max_samples when its half has no fresh slice left.
+  bench::Rng check_rng(o.seed ^ 0xC0FFEEull ^ bench::fnv1a(s.label) * 31);
+  const std::size_t half = pool.size / 2;
+  const double fwd_flops = 2.0 * M * N * K, bwd_flops = 4.0 * M * N * K;
+  double worst_out = kInfinity, worst_da = kInfinity, worst_db = kInfinity;
+  int bad_calls = 0;
+  constexpr int kOutRing = 4;  // outputs rotate too, and are NaN-poisoned before every call
+
+  {
+    const std::size_t slot = round_up16(mk) + round_up16(kn);
+    const int slots = static_cast<int>(std::min<std::size_t>(half / slot, static_cast<std::size_t>(o.max_samples)));
+    Sampler sampler{o.min_samples, std::max(slots, 1), o.target_rsd, o.time_cap_ms / 3.0};
+    std::vector<std::vector<float>> outs(kOutRing, std::vector<float>(mn));
+    Direction d{"forward", {}, "", fwd_flops, 4.0 * (mk + kn + mn)};
+    evict_cache_with(pool.data + half, half);
+    sampler.start = Clock::now();
+    for (int i = 0; !sampler.done(d.times_ms); ++i) {
+      const float* a = pool.data + static_cast<std::size_t>(i) * slot;
+      const float* b = a + round_up16(mk);
+      auto& c = outs[i % kOutRing];
+      poison(c);
+      const std::uint64_t h = bench::hash_floats(a, slot);
+      const auto t0 = Clock::now();
+      cpu_gemm::forward(a, b, c.data(), M, N, K);
+      const auto t1 = Clock::now();
+      d.times_ms.push_back(elapsed_ms(t0, t1));
+      const double snr = freivalds_forward(a, b, c.data(), M, N, K, check_rng);
+      if (!(snr > o.snr_threshold_db) || bench::hash_floats(a, slot) != h) ++bad_calls;
+      if (!(snr >= worst_out)) worst_out = snr;
+    }
+    d.stop = sampler.stop;
+    summarize(d, fwd_flops, &r.fwd_tflops, &r.fwd_std, &r.fwd_ms);
+    r.directions.push_back(std::move(d));
+  }
+  {
+    const std::size_t slot = round_up16(mn) + round_up16(mk) + round_up16(kn);
+    const int slots = static_cast<int>(std::min<std::size_t>(half / slot, static_cast<std::size_t>(o.max_samples)));
+    Sampler sampler{o.min_samples, std::max(slots, 1), o.target_rsd, o.time_cap_ms * 2.0 / 3.0};
+    std::vector<std::vector<float>> das(kOutRing, std::vector<float>(mk)), dbs(kOutRing, std::vector<float>(kn));
+    Direction d{"backward", {}, "", bwd_flops, 4.0 * (mn + 2 * mk + 2 * kn)};
+    evict_cache_with(pool.data, half);
+    sampler.start = Clock::now();
+    for (int i = 0; !sampler.done(d.times_ms); ++i) {
+      const float* dc = pool.data + half + static_cast<std::size_t>(i) * slot;
+      const float* a = dc + round_up16(mn);
+      const float* b = a + round_up16(mk);
+      auto& da = das[i % kOutRing];
+      auto& db = dbs[i % kOutRing];
+      poison(da);
+      poison(db);
+      const std::uint64_t h = bench::hash_floats(dc, slot);
+      const auto t0 = Clock::now();
+      cpu_gemm::backward(dc, a, b, da.data(), db.data(), M, N, K);
+      const auto t1 = Clock::now();
+      d.times_ms.push_back(elapsed_ms(t0, t1));
+      double sa = kNaN, sb = kNaN;
+      freivalds_backward(dc, a, b, da.data(), db.data(), M, N, K, check_rng, &sa, &sb);
+      if (!(sa > o.snr_threshold_db) || !(sb > o.snr_threshold_db) || bench::hash_floats(dc, slot) != h)
+        ++bad_calls;
+      if (!(sa >= worst_da)) worst_da = sa;
+      if (!(sb >= worst_db)) worst_db = sb;
+    }
+    d.stop = sampler.stop;
+    summarize(d, bwd_flops, &r.bwd_tflops, &r.bwd_std, &r.bwd_ms);
+    r.directions.push_back(std::move(d));
+  }
+
+  if (bad_calls > 0)
+    std::cerr << kHarnessName << ": shape " << s.label << ": " << bad_calls
+              << " timed call(s) failed the per-call check (wrong result or modified inputs)\n";
+  // The SNR columns report the worst of the full check and the per-call projections.
+  if (!(worst_out >= r.out_snr)) r.out_snr = worst_out;
+  if (!(worst_da >= r.da_snr)) r.da_snr = worst_da;
+  if (!(worst_db >= r.db_snr)) r.db_snr = worst_db;
+  const double th = o.snr_threshold_db;
+  r.pass = inputs_intact && bad_calls == 0 && r.out_snr > th && r.da_snr > th && r.db_snr > th;
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Process isolation: the child measures one shape and streams a line protocol back; anything
+// else (a crash, a hang, a throw) leaves the parent with a FAIL row.
+//   R <pass> <fwd_tflops> <fwd_std> <bwd_tflops> <bwd_std> <fwd_ms> <bwd_ms> <out> <da> <db>
+//   S <direction> <stop> <flops> <bytes> <n> <t1> ... <tn>
+//   E
+
+std::string encode(const Result& r) {
+  std::ostringstream os;
+  os << "R " << (r.pass ? 1 : 0);
+  for (double v : {r.fwd_tflops, r.fwd_std, r.bwd_tflops, r.bwd_std, r.fwd_ms, r.bwd_ms, r.out_snr,
+                   r.da_snr, r.db_snr})
+    os << ' ' << bench::fmt_exact(v);
+  os << '\n';
+  for (const auto& d : r.directions) {
+    os << "S " << d.name << ' ' << d.stop << ' ' << bench::fmt_exact(d.flops) << ' '
+       << bench::fmt_exact(d.bytes) << ' ' << d.times_ms.size();
+    for (double t : d.times_ms) os << ' ' << bench::fmt_exact(t);
+    os << '\n';
+  }
+  os << "E\n";
+  return os.str();
+}
+
+bool decode(const std::string& text, Result* out) {
+  std::istringstream is(text);
+  std::string line;
+  Result r;
+  bool have_row = false;
+  auto num = [](const std::string& tok) { return std::strtod(tok.c_str(), nullptr); };
+  while (std::getline(is, line)) {
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag == "R") {
+      int pass = 0;
+      std::string t[9];
+      ls >> pass;
+      for (auto& x : t) ls >> x;
+      if (!ls) return false;
+      r.pass = pass == 1;
+      r.fwd_tflops = num(t[0]), r.fwd_std = num(t[1]), r.bwd_tflops = num(t[2]), r.bwd_std = num(t[3]);
+      r.fwd_ms = num(t[4]), r.bwd_ms = num(t[5]);
+      r.out_snr = num(t[6]), r.da_snr = num(t[7]), r.db_snr = num(t[8]);
+      have_row = true;
+    } else if (tag == "S") {
+      Direction d;
+      std::string flops, bytes;
+      std::size_t n = 0;
+      ls >> d.name >> d.stop >> flops >> bytes >> n;
+      d.flops = num(flops);
+      d.bytes = num(bytes);
+      for (std::size_t i = 0; i < n; ++i) {
+        std::string t;
+        ls >> t;
+        d.times_ms.push_back(num(t));
+      }
+      if (!ls) return false;
+      r.directions.push_back(std::move(d));
+    } else if (tag == "E") {
+      if (!have_row) return false;
+      *out = std::move(r);
+      return true;
+    }
+  }
+  return false;
+}
+
+Result failed_result() { return Result{}; }
+
+Result run_in_process(const Shape& s, const Options& o, const Pool& pool) {
+  try {
+    return measure_shape(s, o, pool);
+  } catch (const std::exception& e) {
+    std::cerr << kHarnessName << ": shape " << s.label << ": kernel threw: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << kHarnessName << ": shape " << s.label << ": kernel threw a non-standard exception\n";
+  }
+  return failed_result();
+}
+
+void write_all(int fd, const std::string& s) {
+  std::size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t w = ::write(fd, s.data() + off, s.size() - off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    off += static_cast<std::size_t>(w);
+  }
+}
+
+Result run_isolated(const Shape& s, const Options& o, const Pool& pool) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    std::cerr << kHarnessName << ": pipe failed (" << std::strerror(errno) << "), measuring in process\n";
+    return run_in_process(s, o, pool);
+  }
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    std::cerr << kHarnessName << ": fork failed (" << std::strerror(errno) << "), measuring in process\n";
+    return run_in_process(s, o, pool);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    write_all(fds[1], encode(run_in_process(s, o, pool)));
+    ::close(fds[1]);
+    std::fflush(nullptr);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string text;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(o.shape_timeout_s);
+  bool timed_out = false;
+  for (;;) {
+    const double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+    if (left_ms <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int pr = ::poll(&p, 1, static_cast<int>(std::min(left_ms, 1e6)) + 1);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) continue;
+    char buf[65536];
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    std::cerr << kHarnessName << ": shape " << s.label << ": no result within " << o.shape_timeout_s
+              << " s, killed\n";
+    return failed_result();
+  }
+  if (WIFSIGNALED(status)) {
+    std::cerr << kHarnessName << ": shape " << s.label << ": crashed with signal " << WTERMSIG(status)
+              << " (" << strsignal(WTERMSIG(status)) << ")\n";
+    return failed_result();
+  }
+  Result r;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !decode(text, &r)) {
+    std::cerr << kHarnessName << ": shape " << s.label << ": measuring process exited without a result\n";
+    return failed_result();
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output files, written whole to a temporary name and renamed, so a reader never sees half a file.
+
+bool write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return false;
+    f << content;
+    f.flush();
+    if (!f) return false;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string csv_row(const Shape& s, const Result& r) {
+  std::ostringstream os;
+  os << s.label << ",1," << s.M << ',' << s.N << ',' << s.K << ',' << (r.pass ? "PASS" : "FAIL");
+  for (double v : {r.fwd_tflops, r.fwd_std, r.bwd_tflops, r.bwd_std, r.fwd_ms, r.bwd_ms, r.out_snr,
+                   r.da_snr, r.db_snr})
+    os << ',' << bench::fmt(v);
+  os << '\n';
+  return os.str();
+}
+
+std::string samples_text(const std::vector<Shape>& shapes, const std::vector<Result>& results,
+                         const Options& o) {
+  std::ostringstream os;
+  os << "{\"kopt_samples\":1,\"harness\":\"" << kHarnessName << "\",\"device\":\""
+     << bench::json_escape(bench::cpu_model()) << "\",\"seed\":" << o.seed << "}\n";
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    for (const auto& d : results[i].directions) {
+      os << "{\"label\":\"" << bench::json_escape(shapes[i].label) << "\",\"direction\":\"" << d.name
+         << "\",\"unit\":\"ms\",\"times\":[";
+      for (std::size_t j = 0; j < d.times_ms.size(); ++j)
+        os << (j ? "," : "") << bench::fmt_exact(d.times_ms[j]);
+      os << "],\"flops\":" << bench::fmt_exact(d.flops) << ",\"bytes\":" << bench::fmt_exact(d.bytes)
+         << ",\"stop\":\"" << d.stop << "\"}\n";
+    }
+  }
+  return os.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse_args(argc, argv);
+  if (o.list_shapes) {
+    for (const auto& s : kDefaultShapes) std::cout << s.label << ' ' << s.M << ' ' << s.N << ' ' << s.K << '\n';
+    return 0;
+  }
+  const std::vector<Shape> shapes = select_shapes(o);
+  std::cerr << kHarnessName << ": " << cpu_gemm::config_string() << "\n";
+
+  Pool pool;
+  make_pool(o.seed, &pool);
+  std::vector<Result> results;
+  std::string csv = std::string(kCsvHeader) + "\n";
+  for (const auto& s : shapes) {
+    results.push_back(o.isolate ? run_isolated(s, o, pool) : run_in_process(s, o, pool));
+    csv += csv_row(s, results.back());
+  }
+
+  if (o.summary_csv.empty()) {
+    std::cout << csv;
+  } else if (!write_file_atomically(o.summary_csv, csv)) {
+    std::cerr << kHarnessName << ": cannot write --summary-csv " << o.summary_csv << ": "
+              << std::strerror(errno) << "\n";
+    return 1;
+  }
+  if (!o.samples.empty() && !write_file_atomically(o.samples, samples_text(shapes, results, o))) {
+    std::cerr << kHarnessName << ": cannot write --samples " << o.samples << ": " << std::strerror(errno)
+              << "\n";
+    return 1;
+  }
+  return 0;
+}
