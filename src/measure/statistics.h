@@ -72,7 +72,7 @@ struct ShapeNoise {
   std::size_t pairs = 0;
   double sdLogRatio = 0.0;  // sample sd of the paired log ratios (the per-pair noise)
   double q975 = 0.0;        // empirical aaQuantile of |log ratio|
-  double delta = 0.0;       // the practical threshold (log scale) used by every later round
+  double delta = 0.0;       // the practical threshold (relative, e.g. 0.012) used by every later round
 };
 
 struct Calibration {
@@ -94,22 +94,26 @@ struct ShapeVerdict {
   std::string label;
   Verdict verdict = Verdict::Inconclusive;
   std::size_t pairs = 0;
-  double ratio = 1.0;              // candidate / best, exp(mean log ratio)
-  double ciLow = 0.0, ciHigh = 0.0;  // simultaneous CI of the ratio (level 1 - alpha/k)
-  double delta = 0.0;              // practical threshold (relative, e.g. 0.012 = 1.2%)
-  double pRegressed = 1.0;         // Holm-adjusted p of "slower than no change"
-  double pImproved = 1.0;          // Holm-adjusted p of "faster than no change"
-  double mde = 0.0;                // relative change detectable as REGRESSED with 80% power
-  double sdLogRatio = 0.0;         // this round's per-pair noise
-  std::string note;                // e.g. "slower by 0.6%, within delta 1.2%"
+  double ratio = 1.0;                  // candidate / best, exp(mean log ratio)
+  double ciLow = 0.0, ciHigh = 0.0;    // simultaneous CI of the ratio (level 1 - alpha/k)
+  double tostLow = 0.0, tostHigh = 0.0;  // equivalence interval of the ratio (level 1 - 2 alpha)
+  double delta = 0.0;                  // practical threshold (relative, e.g. 0.012 = 1.2%)
+  double pRegressed = 1.0;             // Holm-adjusted p of "slower than no change" (1 when faster)
+  double pImproved = 1.0;              // Holm-adjusted p of "faster than no change" (1 when slower)
+  double mde = 0.0;                    // relative slowdown flagged REGRESSED with 80% power
+  double sdLogRatio = 0.0;             // this round's per-pair noise
+  bool slowedWithinDelta = false;      // SAME, but significantly slower (Holm): a NOTE
+  std::string note;                    // e.g. "slower by 0.6%, within delta 1.2%"
 };
 
-// Verdict rules on the log scale, d = log(candidate/best), [L, U] the simultaneous CI:
-//   SAME         L >= -delta and U <= +delta (equivalent within the practical threshold)
-//   REGRESSED    Holm rejects "not slower" and the estimate is below -delta
-//   IMPROVED     Holm rejects "not faster" and the estimate is above +delta
+// Verdict rules on the log scale, d = log(candidate/best) per pair, m its mean:
+//   REGRESSED    Holm (two-sided, over the k shapes) rejects "no change", m < 0 and m < -delta
+//   IMPROVED     Holm rejects "no change", m > 0 and m > +delta
+//   SAME         the (1 - 2 alpha) interval lies inside [-delta, +delta] (TOST equivalence)
 //   INCONCLUSIVE anything else (measure again, never a coin flip)
-// Shapes without calibration use delta = deltaFloor.
+// Multiplicity control sits on REGRESSED/IMPROVED, the claims made about many unchanged shapes at
+// once; a false SAME can only happen on a shape that truly moved by more than delta, so SAME is a
+// per-shape equivalence test (docs/statistics.md). Shapes without calibration use deltaFloor.
 std::vector<ShapeVerdict> compareShapes(const std::vector<PairedRuns>& runs, const Calibration& calibration,
                                         const GatePolicy& policy);
 
@@ -190,9 +194,10 @@ double studentTUpperTail(double t, double df);
 double normalQuantile(double p);
 // Holm step-down adjusted p-values (same order as the input).
 std::vector<double> holmAdjust(const std::vector<double>& pValues);
-// MDE of a paired one-sided test at level alpha, power `power`, n pairs, per-pair sd, plus the
-// practical threshold the estimate must also pass: delta + (t_{1-alpha} + t_{power}) * sd / sqrt(n)
-// is conservative; see docs/statistics.md for the exact form used.
+// The slowdown (log scale) flagged REGRESSED with probability `power`, for n pairs of per-pair sd
+// `sdLogRatio`, a two-sided per-test level `alpha` (alpha/k: Holm's first step) and the practical
+// threshold `delta` (log scale) the estimate must also pass:
+//   max(delta, t_{1-alpha/2, n-1} * se) + t_{power, n-1} * se,  se = sd / sqrt(n).
 double minimumDetectableEffect(double sdLogRatio, std::size_t pairs, double alpha, double delta, double power = 0.8);
 
 }  // namespace kopt::measure

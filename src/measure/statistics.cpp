@@ -1,0 +1,267 @@
+// A/A calibration, per-shape verdicts and the aggregate estimate. The method and its numbers are
+// in docs/statistics.md; the gate that combines them is gate.cpp.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <random>
+
+#include "measure/statistics.h"
+
+namespace kopt::measure {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool positiveFinite(double v) { return std::isfinite(v) && v > 0; }
+
+// Paired log ratios log(candidate/best), skipping pairs where either run has no usable value.
+std::vector<double> logRatios(const PairedRuns& runs) {
+  const std::size_t n = std::min(runs.best.size(), runs.candidate.size());
+  std::vector<double> d;
+  d.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (positiveFinite(runs.best[i]) && positiveFinite(runs.candidate[i])) d.push_back(std::log(runs.candidate[i] / runs.best[i]));
+  return d;
+}
+
+struct Moments {
+  double mean = 0.0;
+  double sd = 0.0;  // sample sd (n - 1)
+};
+
+Moments moments(const std::vector<double>& v) {
+  Moments m;
+  if (v.empty()) return m;
+  for (double x : v) m.mean += x;
+  m.mean /= static_cast<double>(v.size());
+  if (v.size() < 2) return m;
+  double ss = 0;
+  for (double x : v) ss += (x - m.mean) * (x - m.mean);
+  m.sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  return m;
+}
+
+// Quantile with linear interpolation between order statistics (R type 7).
+double quantile(std::vector<double> v, double p) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const double h = (static_cast<double>(v.size()) - 1.0) * p;
+  const std::size_t lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+// t quantiles are asked for the same (p, df) over and over (every shape with the same pair
+// count); the bisection is cheap but not free at 100k shapes.
+class TQuantiles {
+ public:
+  double operator()(double p, double df) {
+    auto key = std::make_pair(p, df);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    double q = studentTQuantile(p, df);
+    cache_.emplace(key, q);
+    return q;
+  }
+
+ private:
+  std::map<std::pair<double, double>, double> cache_;
+};
+
+std::string percent(double relative) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * relative);
+  return buf;
+}
+
+double clampedDeltaLog(double deltaRelative, const GatePolicy& policy) {
+  return std::min(std::log1p(policy.regressionTolerance), std::max(std::log1p(policy.deltaFloor), std::log1p(deltaRelative)));
+}
+
+}  // namespace
+
+const ShapeNoise* Calibration::find(const std::string& label) const {
+  for (const auto& s : shapes)
+    if (s.label == label) return &s;
+  return nullptr;
+}
+
+Calibration calibrateAa(const std::vector<PairedRuns>& aa, const GatePolicy& policy) {
+  Calibration out;
+  // |d| of a normal d has its `aaQuantile` quantile at z_{(1 + q) / 2} * sd: 2.24 sd at 0.975.
+  const double z = normalQuantile(0.5 + 0.5 * policy.aaQuantile);
+  out.shapes.reserve(aa.size());
+  for (const auto& runs : aa) {
+    ShapeNoise s;
+    s.label = runs.label;
+    std::vector<double> d = logRatios(runs);
+    s.pairs = d.size();
+    Moments m = moments(d);
+    s.sdLogRatio = m.sd;
+    for (double& x : d) x = std::fabs(x);
+    s.q975 = d.empty() ? 0.0 : quantile(d, policy.aaQuantile);
+    const double raw = std::max(s.q975, z * s.sdLogRatio);
+    s.delta = std::expm1(clampedDeltaLog(std::expm1(raw), policy));
+    out.shapes.push_back(std::move(s));
+  }
+  return out;
+}
+
+const char* toString(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Improved: return "IMPROVED";
+    case Verdict::Same: return "SAME";
+    case Verdict::Regressed: return "REGRESSED";
+    case Verdict::Inconclusive: return "INCONCLUSIVE";
+  }
+  return "INCONCLUSIVE";
+}
+
+std::vector<ShapeVerdict> compareShapes(const std::vector<PairedRuns>& runs, const Calibration& calibration,
+                                        const GatePolicy& policy) {
+  const std::size_t minPairs = static_cast<std::size_t>(std::max(2, policy.minPairs));
+  std::vector<ShapeVerdict> out(runs.size());
+  std::vector<Moments> stats(runs.size());
+  std::vector<double> p2(runs.size(), 1.0);
+  std::size_t k = 0;
+  for (std::size_t s = 0; s < runs.size(); ++s) {
+    std::vector<double> d = logRatios(runs[s]);
+    out[s].label = runs[s].label;
+    out[s].pairs = d.size();
+    stats[s] = moments(d);
+    if (d.size() < minPairs) continue;
+    ++k;
+    const double se = stats[s].sd / std::sqrt(static_cast<double>(d.size()));
+    const double df = static_cast<double>(d.size() - 1);
+    if (se > 0) p2[s] = std::min(1.0, 2.0 * studentTUpperTail(std::fabs(stats[s].mean) / se, df));
+    else p2[s] = stats[s].mean == 0.0 ? 1.0 : 0.0;  // identical ratios in every pair
+  }
+  const std::vector<double> holm = holmAdjust(p2);
+  const double alpha = policy.familyWiseAlpha;
+  const double perShapeAlpha = alpha / static_cast<double>(std::max<std::size_t>(k, 1));
+  TQuantiles tq;
+
+  for (std::size_t s = 0; s < runs.size(); ++s) {
+    ShapeVerdict& v = out[s];
+    const ShapeNoise* noise = calibration.find(v.label);
+    const double deltaLog = clampedDeltaLog(noise ? noise->delta : policy.deltaFloor, policy);
+    v.delta = std::expm1(deltaLog);
+    const double m = stats[s].mean;
+    v.ratio = std::exp(m);
+    v.sdLogRatio = stats[s].sd;
+    if (v.pairs < minPairs) {
+      v.verdict = Verdict::Inconclusive;
+      v.ciLow = v.tostLow = 0.0;
+      v.ciHigh = v.tostHigh = std::numeric_limits<double>::infinity();
+      v.mde = std::numeric_limits<double>::infinity();
+      v.note = std::to_string(v.pairs) + " valid pairs, at least " + std::to_string(minPairs) + " needed";
+      continue;
+    }
+    const double df = static_cast<double>(v.pairs - 1);
+    const double se = stats[s].sd / std::sqrt(static_cast<double>(v.pairs));
+    const double qSim = tq(1.0 - perShapeAlpha / 2.0, df);
+    const double qTost = tq(1.0 - alpha, df);
+    v.ciLow = std::exp(m - qSim * se);
+    v.ciHigh = std::exp(m + qSim * se);
+    const double tostLowLog = m - qTost * se, tostHighLog = m + qTost * se;
+    v.tostLow = std::exp(tostLowLog);
+    v.tostHigh = std::exp(tostHighLog);
+    const bool significant = holm[s] < alpha;
+    v.pRegressed = m < 0 ? holm[s] : 1.0;
+    v.pImproved = m > 0 ? holm[s] : 1.0;
+    v.mde = std::expm1(qSim * se > 0 ? std::max(deltaLog, qSim * se) + tq(0.8, df) * se : deltaLog);
+
+    if (significant && m < -deltaLog) {
+      v.verdict = Verdict::Regressed;
+      v.note = "slower by " + percent(-std::expm1(m)) + " (CI " + percent(v.ciLow - 1) + " .. " + percent(v.ciHigh - 1) +
+               "), beyond delta " + percent(v.delta);
+    } else if (significant && m > deltaLog) {
+      v.verdict = Verdict::Improved;
+      v.note = "faster by " + percent(std::expm1(m)) + ", beyond delta " + percent(v.delta);
+    } else if (tostLowLog >= -deltaLog && tostHighLog <= deltaLog) {
+      v.verdict = Verdict::Same;
+      if (significant && m < 0) {
+        v.slowedWithinDelta = true;
+        v.note = "slower by " + percent(-std::expm1(m)) + ", within delta " + percent(v.delta);
+      }
+    } else {
+      v.verdict = Verdict::Inconclusive;
+      v.note = "ratio " + percent(v.ratio - 1) + ", interval " + percent(v.tostLow - 1) + " .. " + percent(v.tostHigh - 1) +
+               " crosses delta " + percent(v.delta) + "; MDE " + percent(v.mde);
+    }
+  }
+  return out;
+}
+
+AggregateEstimate aggregateRatio(const std::vector<PairedRuns>& runs, const GatePolicy& policy) {
+  AggregateEstimate out;
+  out.ciLow = 0.0;
+  out.ciHigh = std::numeric_limits<double>::infinity();
+  if (runs.empty()) return out;
+
+  // Point estimate: the geomean over shapes of each shape's ratio, from all of its pairs.
+  double pointLog = 0.0;
+  std::size_t shapesWithData = 0;
+  std::size_t common = std::numeric_limits<std::size_t>::max();
+  for (const auto& r : runs) {
+    std::vector<double> d = logRatios(r);
+    if (!d.empty()) {
+      pointLog += moments(d).mean;
+      ++shapesWithData;
+    }
+    common = std::min(common, std::min(r.best.size(), r.candidate.size()));
+  }
+  if (!shapesWithData) return out;
+  pointLog /= static_cast<double>(shapesWithData);
+  out.ratio = std::exp(pointLog);
+
+  // Per pair index: the mean log ratio over all shapes. Indices where some shape has no usable
+  // pair are dropped, so every resample keeps whole pairs (and the shapes' correlation).
+  std::vector<double> a;
+  a.reserve(common);
+  for (std::size_t i = 0; i < common; ++i) {
+    double sum = 0.0;
+    bool ok = true;
+    for (const auto& r : runs) {
+      if (!positiveFinite(r.best[i]) || !positiveFinite(r.candidate[i])) {
+        ok = false;
+        break;
+      }
+      sum += std::log(r.candidate[i] / r.best[i]);
+    }
+    if (ok) a.push_back(sum / static_cast<double>(runs.size()));
+  }
+  out.pairs = a.size();
+  if (a.size() < 2) return out;
+  const Moments am = moments(a);
+  const double shift = pointLog - am.mean;  // nonzero only when shapes have extra pairs of their own
+
+  const double conf = policy.aggregateConfidence;
+  const double tHalf = studentTQuantile(0.5 + 0.5 * conf, static_cast<double>(a.size() - 1)) * am.sd /
+                       std::sqrt(static_cast<double>(a.size()));
+  double low = am.mean - tHalf, high = am.mean + tHalf;
+
+  // Deterministic bootstrap: mt19937_64 is specified by the standard, and the index draw is a
+  // plain multiply-shift, so the same data and seed give the same interval everywhere.
+  const int resamples = std::max(policy.bootstrapResamples, 0);
+  if (resamples > 0) {
+    std::mt19937_64 rng(policy.seed);
+    const unsigned __int128 n = a.size();
+    std::vector<double> means(static_cast<std::size_t>(resamples));
+    for (int b = 0; b < resamples; ++b) {
+      double sum = 0.0;
+      for (std::size_t j = 0; j < a.size(); ++j) sum += a[static_cast<std::size_t>((static_cast<unsigned __int128>(rng()) * n) >> 64)];
+      means[static_cast<std::size_t>(b)] = sum / static_cast<double>(a.size());
+    }
+    low = std::min(low, quantile(means, 0.5 - 0.5 * conf));
+    high = std::max(high, quantile(means, 0.5 + 0.5 * conf));
+  }
+  out.ciLow = std::exp(low + shift);
+  out.ciHigh = std::exp(high + shift);
+  return out;
+}
+
+}  // namespace kopt::measure
