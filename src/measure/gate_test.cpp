@@ -1,0 +1,248 @@
+#include <cmath>
+
+#include <doctest/doctest.h>
+
+#include "measure/simulation.h"
+#include "measure/statistics.h"
+
+using namespace kopt::measure;
+
+namespace {
+
+bool hasReason(const GateResult& r, ReasonCode code, const std::string& label = {}) {
+  for (const auto& reason : r.reasons)
+    if (reason.code == code && (label.empty() || reason.label == label)) return true;
+  return false;
+}
+
+// A candidate against the best on `ratios.size()` shapes, quiet enough (0.2% per run) that every
+// verdict is certain, with an A/A calibration at the same noise.
+struct Scenario {
+  std::vector<double> ratios;
+  std::size_t pairs = 8;
+  double noise = 0.002;
+  std::uint64_t seed = 3;
+
+  GateInput input() const {
+    Simulator sim(seed);
+    SimulationSpec aa;
+    aa.shapes = ratios.size();
+    aa.pairs = 12;
+    aa.noise = {noise};
+    GatePolicy p;
+    GateInput in;
+    in.calibration = calibrateAa(sim.round(aa), p);
+    SimulationSpec round = aa;
+    round.pairs = pairs;
+    round.trueRatio = ratios;
+    in.runs = sim.round(round);
+    for (const auto& r : in.runs) {
+      in.bestPassLabels.push_back(r.label);
+      in.candidateChecks.emplace_back(r.label, Check::Pass);
+    }
+    return in;
+  }
+};
+
+GatePolicy fastPolicy() {
+  GatePolicy p;
+  p.bootstrapResamples = 2000;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a clear 3% gain on every shape is accepted") {
+  GateResult r = evaluateGate(Scenario{std::vector<double>(5, 1.03)}.input(), fastPolicy());
+  CHECK((r.decision == Decision::Accept));
+  REQUIRE_FALSE(r.reasons.empty());
+  CHECK((r.reasons.front().code == ReasonCode::Improved));
+  REQUIRE(r.aggregate);
+  CHECK(r.aggregate->ratio == doctest::Approx(1.03).epsilon(0.005));
+  CHECK(r.aggregate->ciLow > 1.0);
+  CHECK(r.shapes.size() == 5);
+  CHECK(r.pairsToAdd == 0);
+}
+
+TEST_CASE("turning the slowest shape into FAIL while speeding the rest is rejected") {
+  // The skill's geomean over PASS shapes would rise (the slowest term is gone); kopt counts the
+  // FAIL as a miss.
+  GateInput in = Scenario{{1.10, 1.10, 1.10, 1.10}}.input();
+  in.bestPassLabels.push_back("slowest");
+  in.candidateChecks.emplace_back("slowest", Check::Fail);
+  GateResult r = evaluateGate(in, fastPolicy());
+  CHECK((r.decision == Decision::Rollback));
+  CHECK((r.reasons.front().code == ReasonCode::CheckNotPass));
+  CHECK(hasReason(r, ReasonCode::PassSetShrank, "slowest"));
+  CHECK(r.reasons[1].message.find("a FAIL counts as a miss, not a dropped term") != std::string::npos);
+}
+
+TEST_CASE("a shape missing from the candidate's table shrinks the PASS set") {
+  GateInput in = Scenario{{1.10, 1.10}}.input();
+  in.bestPassLabels.push_back("gone");
+  GateResult r = evaluateGate(in, fastPolicy());
+  CHECK((r.decision == Decision::Rollback));
+  CHECK(hasReason(r, ReasonCode::PassSetShrank, "gone"));
+}
+
+TEST_CASE("any non-PASS check rejects, even on a shape the best failed too") {
+  GateInput in = Scenario{{1.10, 1.10}}.input();
+  in.candidateChecks.emplace_back("new", Check::Error);
+  GateResult r = evaluateGate(in, fastPolicy());
+  CHECK((r.decision == Decision::Rollback));
+  CHECK(hasReason(r, ReasonCode::CheckNotPass, "new"));
+  CHECK_FALSE(hasReason(r, ReasonCode::PassSetShrank));
+  // A shape that failed in one of several runs is not PASS.
+  GateInput twice = Scenario{{1.10}}.input();
+  twice.candidateChecks.emplace_back("s0", Check::Fail);
+  CHECK((evaluateGate(twice, fastPolicy()).decision == Decision::Rollback));
+}
+
+TEST_CASE("one REGRESSED shape rejects a candidate that is faster overall") {
+  GateResult r = evaluateGate(Scenario{{1.10, 1.10, 1.10, 0.95}}.input(), fastPolicy());
+  CHECK((r.decision == Decision::Rollback));
+  CHECK(hasReason(r, ReasonCode::ShapeRegressed, "s3"));
+  CHECK((r.shapes[3].verdict == Verdict::Regressed));
+}
+
+TEST_CASE("a shape PASS in the best without paired runs cannot be judged") {
+  GateInput in = Scenario{{1.05, 1.05}}.input();
+  in.bestPassLabels.push_back("unmeasured");
+  in.candidateChecks.emplace_back("unmeasured", Check::Pass);
+  GateResult r = evaluateGate(in, fastPolicy());
+  CHECK((r.decision == Decision::Rollback));
+  CHECK(hasReason(r, ReasonCode::MissingShape, "unmeasured"));
+}
+
+TEST_CASE("INCONCLUSIVE asks for more pairs, and becomes ROLLBACK at the cap") {
+  Scenario noisy{std::vector<double>(3, 1.03)};
+  noisy.noise = 0.03;  // delta capped at 5%, a 3% change cannot be placed with 8 pairs
+  GateResult first = evaluateGate(noisy.input(), fastPolicy());
+  CHECK((first.decision == Decision::Remeasure));
+  CHECK(hasReason(first, ReasonCode::ShapeInconclusive));
+  CHECK(first.pairsToAdd == 8);
+
+  noisy.pairs = 24;  // the cap
+  noisy.ratios = {1.0, 1.0, 0.97};
+  noisy.noise = 0.05;
+  GateResult capped = evaluateGate(noisy.input(), fastPolicy());
+  CHECK((capped.decision == Decision::Rollback));
+  CHECK(hasReason(capped, ReasonCode::NotShownBetter));
+  CHECK(capped.pairsToAdd == 0);
+}
+
+TEST_CASE("too few pairs for any verdict") {
+  Scenario two{{1.05, 1.05}};
+  two.pairs = 2;
+  GateResult r = evaluateGate(two.input(), fastPolicy());
+  CHECK((r.decision == Decision::Remeasure));
+  CHECK((r.reasons.front().code == ReasonCode::TooFewPairs));
+  CHECK(r.pairsToAdd == 6);  // up to the default 8
+  GateInput empty;
+  CHECK((evaluateGate(empty, fastPolicy()).decision == Decision::Remeasure));
+}
+
+TEST_CASE("no change is not an improvement") {
+  GateResult r = evaluateGate(Scenario{std::vector<double>(5, 1.0)}.input(), fastPolicy());
+  CHECK((r.decision == Decision::Rollback));
+  const ReasonCode code = r.reasons.front().code;
+  CHECK((code == ReasonCode::AggregateNotBetter || code == ReasonCode::GainBelowMinimum));
+}
+
+TEST_CASE("a significant but tiny gain is below the minimum") {
+  GateResult r = evaluateGate(Scenario{std::vector<double>(5, 1.005)}.input(), fastPolicy());
+  CHECK((r.decision == Decision::Rollback));
+  CHECK(hasReason(r, ReasonCode::GainBelowMinimum));
+}
+
+TEST_CASE("the near-noise rule: a gain below 2% needs 3 more pairs") {
+  Scenario s{std::vector<double>(5, 1.015)};
+  GateResult first = evaluateGate(s.input(), fastPolicy());
+  CHECK((first.decision == Decision::Remeasure));
+  CHECK(hasReason(first, ReasonCode::NearNoiseNeedsPairs));
+  CHECK(first.pairsToAdd == 3);
+  s.pairs = 11;
+  GateResult after = evaluateGate(s.input(), fastPolicy());
+  CHECK((after.decision == Decision::Accept));
+}
+
+TEST_CASE("a large win gets one confirmation batch") {
+  Scenario s{std::vector<double>(5, 1.20)};
+  GateInput in = s.input();
+  GateResult first = evaluateGate(in, fastPolicy());
+  CHECK((first.decision == Decision::Remeasure));
+  CHECK(hasReason(first, ReasonCode::ConfirmLargeWin));
+  CHECK(first.pairsToAdd == 8);
+  in.remeasureBatches = 1;
+  CHECK((evaluateGate(in, fastPolicy()).decision == Decision::Accept));
+}
+
+TEST_CASE("an aggregate CI straddling the bar asks for more pairs") {
+  Scenario s{std::vector<double>(5, 1.03)};
+  s.noise = 0.004;
+  GatePolicy p = fastPolicy();
+  p.acceptanceDelta = 0.03;  // the bar sits on the true gain: the CI must straddle it
+  GateResult r = evaluateGate(s.input(), p);
+  CHECK((r.decision == Decision::Remeasure));
+  CHECK((r.reasons.front().code == ReasonCode::AggregateStraddles));
+  CHECK(r.pairsToAdd == 8);
+  s.pairs = 24;
+  GateResult capped = evaluateGate(s.input(), p);
+  CHECK((capped.decision == Decision::Rollback));
+  CHECK((capped.reasons.front().code == ReasonCode::NotShownBetter));
+}
+
+TEST_CASE("a shape slower within delta gives ACCEPT_WITH_NOTE") {
+  Scenario s{{1.04, 1.04, 1.04, 1.04, 0.995}};
+  s.noise = 0.0005;
+  GateResult r = evaluateGate(s.input(), fastPolicy());
+  CHECK((r.decision == Decision::AcceptWithNote));
+  CHECK((r.reasons.front().code == ReasonCode::Improved));
+  CHECK(hasReason(r, ReasonCode::ShapeSlowedWithinNoise, "s4"));
+}
+
+TEST_CASE("chain integrity: a note by default, fatal when the policy says so") {
+  GateInput in = Scenario{std::vector<double>(3, 1.03)}.input();
+  in.recordedBestAggregate = 200.0;
+  in.candidateAggregate = 190.0;
+  GateResult note = evaluateGate(in, fastPolicy());
+  CHECK((note.decision == Decision::AcceptWithNote));
+  CHECK(hasReason(note, ReasonCode::ChainDrop));
+  GatePolicy strict = fastPolicy();
+  strict.chainDropIsFatal = true;
+  CHECK((evaluateGate(in, strict).decision == Decision::Rollback));
+}
+
+TEST_CASE("names are stable for records") {
+  CHECK(std::string(toString(Decision::AcceptWithNote)) == "ACCEPT_WITH_NOTE");
+  CHECK(std::string(toString(Decision::Remeasure)) == "REMEASURE");
+  CHECK(std::string(toString(ReasonCode::PassSetShrank)) == "pass_set_shrank");
+  CHECK(std::string(toString(Verdict::Inconclusive)) == "INCONCLUSIVE");
+}
+
+TEST_CASE("simulation: the gate rolls back a planted 3% slowdown hidden in a 20-shape 2% gain") {
+  Simulator sim(31);
+  GatePolicy p = fastPolicy();
+  SimulationSpec aa;
+  aa.shapes = 20;
+  aa.pairs = 12;
+  aa.noise = {0.005};
+  int rollbacks = 0;
+  const int rounds = 200;
+  for (int i = 0; i < rounds; ++i) {
+    GateInput in;
+    in.calibration = calibrateAa(sim.round(aa), p);
+    SimulationSpec round = aa;
+    round.pairs = 8;
+    round.trueRatio.assign(20, 1.02);
+    round.trueRatio[0] = 0.97;
+    in.runs = sim.round(round);
+    for (const auto& r : in.runs) {
+      in.bestPassLabels.push_back(r.label);
+      in.candidateChecks.emplace_back(r.label, Check::Pass);
+    }
+    GateResult r = evaluateGate(in, p);
+    rollbacks += r.decision == Decision::Rollback && hasReason(r, ReasonCode::ShapeRegressed, "s0");
+  }
+  CHECK(rollbacks / static_cast<double>(rounds) >= 0.95);
+}
