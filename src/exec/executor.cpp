@@ -79,7 +79,8 @@ std::optional<std::string> validate(const ExecutorConfig& config) {
     if (hasControlChar(arg)) return "executor.extra_args: '" + arg + "' contains a control character";
     if (arg.empty()) return std::string("executor.extra_args: an argument is empty; remove it");
   }
-  if (config.pollEvery.count() <= 0) return std::string("executor.poll: must be positive");
+  if (config.pollEvery.count() <= 0) return std::string("executor.poll_every: must be positive");
+  if (config.nodeLostAfter.count() <= 0) return std::string("executor.node_lost_after: must be positive");
   return std::nullopt;
 }
 

@@ -31,8 +31,13 @@ struct ExecutorConfig {
   std::vector<std::string> extraArgs;  // appended to every srun/sbatch, one argument each
   SlurmMode mode = SlurmMode::Auto;
   std::chrono::milliseconds autoSbatchAfter{std::chrono::minutes(10)};
-  // How often the Slurm backend asks squeue / scontrol about a batch job.
-  std::chrono::milliseconds pollEvery{std::chrono::milliseconds(250)};
+  // How often the Slurm backend asks squeue about a job (the first seconds poll faster, so a short
+  // job is not held up; slurmctld is shared, so the steady rate stays modest).
+  std::chrono::milliseconds pollEvery{std::chrono::seconds(1)};
+  // A node whose slurmd stops answering (sinfo's '*') for this long has lost the job, even before
+  // slurmctld declares it DOWN (SlurmdTimeout, often minutes). A DOWN node or a NODE_FAIL job is
+  // lost at once.
+  std::chrono::milliseconds nodeLostAfter{std::chrono::seconds(60)};
 };
 
 const char* toString(ExecutorKind kind);

@@ -35,4 +35,18 @@ std::string lastCompleteLine(const std::filesystem::path& path, std::size_t maxB
   return line;
 }
 
+std::string tailText(const std::filesystem::path& path, std::size_t maxBytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size <= 0) return {};
+  const std::streamoff start = size > static_cast<std::streamoff>(maxBytes) ? size - static_cast<std::streamoff>(maxBytes) : 0;
+  std::string buf(static_cast<size_t>(size - start), '\0');
+  in.seekg(start);
+  in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+  buf.resize(static_cast<size_t>(in.gcount()));
+  return buf;
+}
+
 }  // namespace kopt::exec

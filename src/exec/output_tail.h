@@ -15,4 +15,7 @@ std::uintmax_t fileSize(const std::filesystem::path& path);
 // trimmed to `maxBytes`; empty when there is none. Only the last 64 KiB are read.
 std::string lastCompleteLine(const std::filesystem::path& path, std::size_t maxBytes = 200);
 
+// The last `maxBytes` bytes of the file (all of it when smaller); empty when unreadable.
+std::string tailText(const std::filesystem::path& path, std::size_t maxBytes = 8192);
+
 }  // namespace kopt::exec

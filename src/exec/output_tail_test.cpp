@@ -41,3 +41,9 @@ TEST_CASE("lastCompleteLine trims long lines and reads only the tail of big file
   for (int i = 0; i < 100000; ++i) big += "row " + std::to_string(i) + "\n";
   CHECK(lastCompleteLine(writeTemp("i", big)) == "row 99999");
 }
+
+TEST_CASE("tailText returns the end of the file") {
+  CHECK(kopt::exec::tailText(writeTemp("t1", "abcdef"), 3) == "def");
+  CHECK(kopt::exec::tailText(writeTemp("t2", "ab"), 3) == "ab");
+  CHECK(kopt::exec::tailText("/nonexistent/kopt/file").empty());
+}
