@@ -1,0 +1,152 @@
+#include "tools/device_info_tool.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include <doctest/doctest.h>
+
+#include "device/fake_runtime_test_support.h"
+#include "mcp/schema_validation.h"
+
+using namespace kopt;
+using kopt::device::testing::FakeRuntime;
+using mcp::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+class RecordingContext : public mcp::RequestContext {
+ public:
+  std::vector<std::pair<double, std::string>> progressCalls;
+  CancellationToken token;
+  mcp::ClientInfo info;
+  void progress(double p, std::optional<double>, std::string message) override { progressCalls.emplace_back(p, message); }
+  void log(mcp::LogLevel, const std::string&, const json&) override {}
+  const CancellationToken& cancellation() const override { return token; }
+  const mcp::ClientInfo& client() const override { return info; }
+  std::optional<json> requestClient(const std::string&, const json&, std::chrono::milliseconds, std::string* error) override {
+    if (error) *error = "not supported in tests";
+    return std::nullopt;
+  }
+};
+
+struct Fixture {
+  fs::path dir = fs::temp_directory_path() / ("kopt_devtool_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  std::shared_ptr<FakeRuntime> fake = std::make_shared<FakeRuntime>(FakeRuntime::withH200());
+  static inline int n = 0;
+  Fixture() { fs::remove_all(dir); }
+  ~Fixture() { fs::remove_all(dir); }
+
+  mcp::ToolSpec tool() {
+    tools::DeviceInfoToolOptions options;
+    options.cacheFile = dir / "ceilings.json";
+    auto shared = fake;
+    // Each call gets a runtime that forwards to the shared fake, so the test can count calls.
+    struct Forwarding : device::DeviceRuntime {
+      std::shared_ptr<FakeRuntime> target;
+      device::DeviceSnapshot snapshot() override { return target->snapshot(); }
+      device::Measurement measureCopyGBps(int d, const device::MeasureOptions& o) override { return target->measureCopyGBps(d, o); }
+      device::Measurement measureMatmulTflops(int d, const device::MeasureOptions& o) override { return target->measureMatmulTflops(d, o); }
+    };
+    options.makeRuntime = [shared] {
+      auto r = std::make_unique<Forwarding>();
+      r->target = shared;
+      return r;
+    };
+    return tools::makeDeviceInfoTool(options);
+  }
+};
+
+void checkConformsToOutputSchema(const mcp::ToolSpec& tool, const mcp::ToolResult& result) {
+  REQUIRE(tool.outputSchema);
+  REQUIRE(result.structuredContent);
+  auto violation = mcp::validateAgainstSchema(*result.structuredContent, *tool.outputSchema);
+  if (violation) FAIL("structuredContent violates outputSchema at '" << violation->path << "': " << violation->message);
+}
+
+}  // namespace
+
+TEST_CASE("device_info declares a valid shape and a snake_case name") {
+  auto tool = tools::makeDeviceInfoTool();
+  CHECK(tool.name == "device_info");
+  CHECK(tool.inputSchema["type"] == "object");
+  CHECK(tool.inputSchema["additionalProperties"] == false);
+  REQUIRE(tool.outputSchema);
+  CHECK(tool.annotations.destructiveHint == false);
+}
+
+TEST_CASE("no GPU: present false with the reason, conforming to the output schema") {
+  Fixture f;
+  *f.fake = FakeRuntime::withoutGpu("no GPU found: CUDA driver library: not found (tried libcuda.so.1)");
+  auto tool = f.tool();
+  RecordingContext ctx;
+  auto result = tool.handler(json::object(), ctx);
+  CHECK_FALSE(result.isError);
+  REQUIRE(result.structuredContent);
+  const json& out = *result.structuredContent;
+  CHECK(out["present"] == false);
+  CHECK(out["reason"].get<std::string>().rfind("no GPU found: ", 0) == 0);
+  CHECK(out["devices"].empty());
+  checkConformsToOutputSchema(tool, result);
+  // The text block mirrors the structured content for clients that only read text.
+  REQUIRE_FALSE(result.content.empty());
+  CHECK(result.content[0]["text"].get<std::string>().find("no GPU found") != std::string::npos);
+}
+
+TEST_CASE("the real system runtime with KOPT_DEVICE_BACKEND=none says no GPU") {
+  setenv("KOPT_DEVICE_BACKEND", "none", 1);
+  tools::DeviceInfoToolOptions options;
+  options.cacheFile = fs::temp_directory_path() / ("kopt_devtool_none_" + std::to_string(::getpid())) / "c.json";
+  auto tool = tools::makeDeviceInfoTool(options);
+  RecordingContext ctx;
+  auto result = tool.handler(json::object(), ctx);
+  unsetenv("KOPT_DEVICE_BACKEND");
+  REQUIRE(result.structuredContent);
+  CHECK((*result.structuredContent)["reason"] == "no GPU found: disabled by KOPT_DEVICE_BACKEND=none");
+  checkConformsToOutputSchema(tool, result);
+}
+
+TEST_CASE("a GPU: device facts and peak; measuring reports progress and caches") {
+  Fixture f;
+  auto tool = f.tool();
+  RecordingContext ctx;
+  auto plain = tool.handler(json::object(), ctx);
+  REQUIRE(plain.structuredContent);
+  const json& d = (*plain.structuredContent)["devices"][0];
+  CHECK(d["name"] == "NVIDIA H200");
+  CHECK(d["arch"] == "sm_90");
+  CHECK(d["peak"]["product"] == "H200 SXM");
+  CHECK(d["ceilings_status"] == "not_measured");
+  checkConformsToOutputSchema(tool, plain);
+  CHECK(f.fake->copyCalls == 0);
+
+  auto measured = tool.handler(json{{"measure_ceilings", true}}, ctx);
+  REQUIRE(measured.structuredContent);
+  CHECK((*measured.structuredContent)["devices"][0]["ceilings_status"] == "measured");
+  CHECK((*measured.structuredContent)["devices"][0]["ceilings"]["copy_gbps"].get<double>() == doctest::Approx(4300));
+  checkConformsToOutputSchema(tool, measured);
+  REQUIRE(ctx.progressCalls.size() == 2);
+  CHECK(ctx.progressCalls[0].first < ctx.progressCalls[1].first);
+
+  auto cached = tool.handler(json{{"measure_ceilings", true}}, ctx);
+  CHECK((*cached.structuredContent)["devices"][0]["ceilings_status"] == "cached");
+  CHECK(f.fake->copyCalls == 1);
+}
+
+TEST_CASE("bad arguments name the field and the fix") {
+  Fixture f;
+  auto tool = f.tool();
+  RecordingContext ctx;
+  auto badDevice = tool.handler(json{{"device", 5}}, ctx);
+  CHECK(badDevice.isError);
+  CHECK(badDevice.content[0]["text"].get<std::string>().find("argument 'device'") != std::string::npos);
+  CHECK(badDevice.content[0]["text"].get<std::string>().find("does not exist") != std::string::npos);
+
+  auto refreshAlone = tool.handler(json{{"refresh", true}}, ctx);
+  CHECK(refreshAlone.isError);
+  CHECK(refreshAlone.content[0]["text"].get<std::string>().find("measure_ceilings") != std::string::npos);
+
+  auto notBool = tool.handler(json{{"measure_ceilings", "yes"}}, ctx);
+  CHECK(notBool.isError);
+}
