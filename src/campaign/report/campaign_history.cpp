@@ -1,0 +1,73 @@
+#include "campaign/report/campaign_history.h"
+
+namespace kopt::campaign::report {
+
+const char* toString(RoundStatus status) {
+  switch (status) {
+    case RoundStatus::Baseline: return "BASELINE";
+    case RoundStatus::Accepted: return "ACCEPTED";
+    case RoundStatus::AcceptedWithNote: return "ACCEPTED_WITH_NOTE";
+    case RoundStatus::RolledBack: return "ROLLED_BACK";
+  }
+  return "?";
+}
+
+bool isAccepted(RoundStatus status) {
+  return status == RoundStatus::Accepted || status == RoundStatus::AcceptedWithNote;
+}
+
+const char* toString(ShapeVerdict verdict) {
+  switch (verdict) {
+    case ShapeVerdict::Improved: return "IMPROVED";
+    case ShapeVerdict::Same: return "SAME";
+    case ShapeVerdict::Regressed: return "REGRESSED";
+    case ShapeVerdict::Inconclusive: return "INCONCLUSIVE";
+    case ShapeVerdict::Fail: return "FAIL";
+    case ShapeVerdict::NotMeasured: return "NOT_MEASURED";
+  }
+  return "?";
+}
+
+const char* toString(Rule11Bucket bucket) {
+  switch (bucket) {
+    case Rule11Bucket::None: return "-";
+    case Rule11Bucket::K1: return "K1";
+    case Rule11Bucket::K2: return "K2";
+    case Rule11Bucket::K3: return "K3";
+    case Rule11Bucket::K4: return "K4";
+    case Rule11Bucket::W1: return "W1";
+    case Rule11Bucket::W2: return "W2";
+    case Rule11Bucket::W3: return "W3";
+  }
+  return "?";
+}
+
+const char* toString(TransferDecision decision) {
+  switch (decision) {
+    case TransferDecision::None: return "-";
+    case TransferDecision::AcceptAsReal: return "ACCEPT-as-real";
+    case TransferDecision::AcceptWithAsterisk: return "ACCEPT-with-asterisk";
+    case TransferDecision::RejectAsOverfit: return "REJECT-as-overfit";
+  }
+  return "?";
+}
+
+const RoundRecord* baselineRound(const CampaignHistory& history) {
+  for (const auto& round : history.rounds)
+    if (round.status == RoundStatus::Baseline) return &round;
+  return nullptr;
+}
+
+const RoundRecord* bestRound(const CampaignHistory& history) {
+  const RoundRecord* best = baselineRound(history);
+  for (const auto& round : history.rounds)
+    if (isAccepted(round.status)) best = &round;
+  return best;
+}
+
+double gainPct(double value, double reference, bool higherIsBetter) {
+  if (!std::isfinite(value) || !std::isfinite(reference) || value <= 0 || reference <= 0) return kNaN;
+  return higherIsBetter ? (value / reference - 1.0) * 100.0 : (reference / value - 1.0) * 100.0;
+}
+
+}  // namespace kopt::campaign::report
