@@ -82,7 +82,10 @@ struct Timeouts {
   int hangSeconds = 900;  // two 15-minute polling windows without progress = hang (rule 2)
 };
 
-// A command as the user wrote it and as kopt will run it (argv + env, no shell).
+// A command as the user wrote it and as kopt will run it (argv + env, no shell). The placeholders
+// ${CAMPAIGN_DIR}, ${REPO_DIR} and ${TARGET_GPU} (also `$CAMPAIGN_DIR` and the contract's
+// `<campaign_dir>`) are kept in `parsed` as "${NAME}" and filled by expandPlaceholders() once the
+// engine knows the directories; any other `$` is refused (no shell).
 struct Command {
   std::string text;
   exec::ParsedCommand parsed;
@@ -153,6 +156,14 @@ ManifestResult parseManifest(const std::string& yamlText);
 std::vector<FieldError> validateManifest(const Manifest& m);
 // Emits every field; parseManifest(toYaml(m)) == m.
 std::string toYaml(const Manifest& m);
+
+// Parses one command string (placeholders as above). Error text is the exec parser's.
+std::variant<Command, std::string> parseCommand(const std::string& text);
+struct PlaceholderValues {
+  std::string campaignDir, repoDir, targetGpu;
+};
+// `parsed` with every "${NAME}" replaced in argv words and env values.
+exec::ParsedCommand expandPlaceholders(const Command& c, const PlaceholderValues& values);
 
 // The branch kopt uses: optimize/<campaign> for auto, nullopt for none, the name otherwise.
 std::optional<std::string> effectiveBranch(const Manifest& m, const std::string& campaignName);
