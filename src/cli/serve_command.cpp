@@ -1,13 +1,222 @@
-// Placeholder until this command is implemented (tracked in the issues); it says so plainly.
+// kopt serve: builds the registry (kopt's catalogue, plus the conformance fixtures when asked) and
+// serves it over stdio (default) or Streamable HTTP. Everything it prints goes to stderr: stdout
+// belongs to the protocol.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
 
 #include "cli/commands.h"
+#include "mcp/http_transport.h"
+#include "mcp/registry.h"
+#include "mcp/stdio_transport.h"
+#include "tools/catalog.h"
+#include "tools/conformance_fixtures.h"
 
 namespace kopt::cli {
 
-int serveCommand(const Args&) {
-  std::cerr << "kopt serve: not implemented yet\n";
+namespace {
+
+const char* kServeUsage = R"(Usage: kopt serve [--stdio] [--conformance-fixtures] [--workspace DIR]
+       kopt serve --http HOST:PORT [--token-file FILE] [--port-file FILE] [--conformance-fixtures] [--workspace DIR]
+
+  --stdio                 MCP over stdin/stdout (the default)
+  --http HOST:PORT        Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)
+  --token-file FILE       require "Authorization: Bearer <token>" with the token in FILE
+  --port-file FILE        write the bound port to FILE once listening (for scripts using port 0)
+  --conformance-fixtures  also register the MCP conformance-suite fixtures (tests only)
+  --workspace DIR         base directory for relative campaign paths (default: current directory)
+)";
+
+// The version string is compiled into main.cpp only; this fallback keeps the layer self-contained.
+#ifndef KOPT_VERSION
+#define KOPT_VERSION "0.1.0"
+#endif
+
+mcp::ServerInfo serverInfo() {
+  mcp::ServerInfo info;
+  info.name = "kopt";
+  info.title = "kopt: GPU-kernel optimization referee";
+  info.version = KOPT_VERSION;
+  return info;
+}
+
+struct ServeOptions {
+  bool http = false;
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::optional<std::filesystem::path> tokenFile;
+  std::optional<std::filesystem::path> portFile;
+  tools::CatalogOptions setup;
+};
+
+int usageError(const std::string& message) {
+  std::cerr << "kopt serve: " << message << "\n\n" << kServeUsage;
   return 2;
+}
+
+bool parseHostPort(const std::string& text, std::string& host, int& port) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  host = text.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const std::string digits = text.substr(colon + 1);
+  if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+  port = std::stoi(digits);
+  return port <= 65535;
+}
+
+std::optional<std::string> readToken(const std::filesystem::path& file, std::string& error) {
+  std::ifstream in(file);
+  if (!in) {
+    error = "cannot read --token-file " + file.string();
+    return std::nullopt;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string token = buffer.str();
+  const auto first = token.find_first_not_of(" \t\r\n");
+  const auto last = token.find_last_not_of(" \t\r\n");
+  token = first == std::string::npos ? "" : token.substr(first, last - first + 1);
+  if (token.empty() || token.find_first_of(" \t\r\n") != std::string::npos) {
+    error = "--token-file " + file.string() + " must hold one token (non-empty, no whitespace)";
+    return std::nullopt;
+  }
+  return token;
+}
+
+// Writes via a temporary file and rename, so a script polling for the file never reads half of it.
+bool writePortFile(const std::filesystem::path& file, int port) {
+  const auto tmp = file.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!(out << port << "\n")) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  return !ec;
+}
+
+int serveStdio(const mcp::Registry& registry) {
+  const int protocolFd = mcp::takeOverStdout();
+  if (protocolFd < 0) {
+    std::perror("kopt serve: cannot take over stdout");
+    return 1;
+  }
+  mcp::StdioTransport transport(STDIN_FILENO, protocolFd);
+  {
+    mcp::Session session(registry, serverInfo(), transport);
+    transport.run(session);
+  }
+  close(protocolFd);
+  return 0;
+}
+
+int serveHttp(const mcp::Registry& registry, const ServeOptions& options) {
+  mcp::HttpOptions http;
+  http.host = options.host;
+  http.port = options.port;
+  if (options.tokenFile) {
+    std::string error;
+    auto token = readToken(*options.tokenFile, error);
+    if (!token) return usageError(error);
+    http.bearerToken = *token;
+  }
+  // SIGINT/SIGTERM are taken by one thread with sigwait, so the server stops cleanly (sessions
+  // shut down, calls cancelled) instead of dying mid-write.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  mcp::HttpTransport server(registry, serverInfo(), http);
+  std::string error;
+  if (!server.bind(&error)) {
+    std::cerr << "kopt serve: " << error << "\n";
+    return 1;
+  }
+  std::cerr << "kopt serve: MCP over Streamable HTTP at http://" << (options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host)
+            << ":" << server.port() << "/mcp" << (http.bearerToken ? " (bearer token required)" : "") << "\n";
+  if (options.portFile && !writePortFile(*options.portFile, server.port())) {
+    std::cerr << "kopt serve: cannot write --port-file " << options.portFile->string() << "\n";
+    return 1;
+  }
+  std::thread signalWaiter([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    if (received != SIGUSR2) std::cerr << "kopt serve: signal " << received << ", stopping\n";
+    server.stop();
+  });
+  server.serve();
+  pthread_kill(signalWaiter.native_handle(), SIGTERM);  // wakes the waiter if serve() ended on its own
+  signalWaiter.join();
+  return 0;
+}
+
+}  // namespace
+
+int serveCommand(const Args& args) {
+  ServeOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* flag) -> std::optional<std::string> {
+      if (i + 1 >= args.size()) return std::nullopt;
+      (void)flag;
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cerr << kServeUsage;
+      return 0;
+    } else if (a == "--stdio") {
+      options.http = false;
+    } else if (a == "--http") {
+      auto v = value("--http");
+      if (!v || !parseHostPort(*v, options.host, options.port)) return usageError("--http needs HOST:PORT, e.g. 127.0.0.1:8765");
+      options.http = true;
+    } else if (a == "--token-file") {
+      auto v = value("--token-file");
+      if (!v) return usageError("--token-file needs a file name");
+      options.tokenFile = *v;
+    } else if (a == "--port-file") {
+      auto v = value("--port-file");
+      if (!v) return usageError("--port-file needs a file name");
+      options.portFile = *v;
+    } else if (a == "--workspace") {
+      auto v = value("--workspace");
+      if (!v) return usageError("--workspace needs a directory");
+      options.setup.workspaceRoot = *v;
+    } else if (a == "--conformance-fixtures") {
+      options.setup.conformanceFixtures = true;
+    } else {
+      return usageError("unknown option '" + a + "'");
+    }
+  }
+  if (!options.http && (options.tokenFile || options.portFile)) {
+    return usageError("--token-file and --port-file only apply to --http");
+  }
+  signal(SIGPIPE, SIG_IGN);  // a vanished client shows up as a failed write, not a dead server
+
+  if (options.setup.workspaceRoot.empty()) options.setup.workspaceRoot = std::filesystem::current_path();
+  mcp::Registry registry;
+  try {
+    tools::registerCatalog(registry, options.setup);
+    // The catalogue may already have added the fixtures when asked to; register them only once.
+    if (options.setup.conformanceFixtures && !registry.findTool("test_simple_text")) {
+      tools::registerConformanceFixtures(registry);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "kopt serve: cannot build the tool catalogue: " << e.what() << "\n";
+    return 1;
+  }
+  return options.http ? serveHttp(registry, options) : serveStdio(registry);
 }
 
 }  // namespace kopt::cli
