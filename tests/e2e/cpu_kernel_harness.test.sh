@@ -89,10 +89,27 @@ grep -q '^#define GEMM_K_TAIL_FIX 0$' "$work/broken/gemm_config.h" || fail "coul
 [ "$(tail -n +2 "$work/broken.csv" | awk -F, '{print $1 "=" $6}' | paste -sd' ' -)" = \
   "sq96=PASS sq192=PASS rect=PASS odd=FAIL skinny=PASS" ] || { cat "$work/broken.csv"; fail "GEMM_K_TAIL_FIX 0 should fail only 'odd'"; }
 
-# --- the Python quick harnesses' own self-tests (pure python3, no torch) -----------------------
-for h in quick_test_bench.py quick_test_bench_memory.py; do
-  if [ -f "$src/tools/$h" ]; then
-    python3 "$src/tools/$h" --self-test || fail "tools/$h --self-test failed"
-  fi
+# --- the Python quick harness: its own self-test (pure python3, no torch), and every Python file
+# of the harness and the Triton samples compiles ---------------------------------------------------
+python3 "$src/tools/quick_test_bench.py" --self-test || fail "tools/quick_test_bench.py --self-test failed"
+for f in "$src"/tools/quick_test_bench.py "$src"/kernels/triton/*.py "$src"/kernels/cpu/knob_effects.py; do
+  python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$f" || fail "$f does not compile"
 done
+# The planted-slowdown switch of the Triton configs: label lookup and errors (no torch needed).
+PYTHONDONTWRITEBYTECODE=1 python3 - "$src/kernels/triton" <<'EOF2' || fail "KOPT_PLANT_SLOWDOWN parsing"
+import sys
+sys.path.insert(0, sys.argv[1])
+from bench_common import parse_plant, harness
+shapes = [("mm_4k", 1, 4096, 4096, 4096), ("mm_1k", 1, 1024, 1024, 1024)]
+dims = lambda s: (s["M"], s["N"], s["K"])
+assert parse_plant("mm_4k:0.03", shapes, "gemm", dims) == ("mm_4k", (4096, 4096, 4096), 0.03)
+for bad, fragment in [("nope:0.03", "unknown label"), ("mm_4k", "expected <label>:<fraction>"),
+                      ("mm_4k:x", "not a number"), ("mm_4k:1.5", "in (0, 1)")]:
+    try:
+        parse_plant(bad, shapes, "gemm", dims)
+        raise SystemExit("accepted %r" % bad)
+    except harness.HarnessError as e:
+        assert e.exit_code == 2 and fragment in str(e), (bad, str(e))
+print("plant parsing ok")
+EOF2
 echo "cpu_kernel_harness: ok"
