@@ -1,0 +1,186 @@
+"""Triton RMSNorm for kopt campaigns (memory-bound): y = x / sqrt(mean(x^2) + eps) * w over the
+last dimension, with an explicit backward. bf16/fp16/fp32 in, fp32 math.
+
+forward(x, w)               -> y             x [rows, N], w [N]
+backward(x, w, grad_out)    -> (dx, dw)      rstd is recomputed from x (no saved state)
+rmsnorm(x, w)               -> y             a torch.autograd.Function for use in models
+make_inputs / reference_forward / reference_backward / bytes_moved: the quick harness's hooks
+(KIND = "memory"; see tools/quick_test_bench.py).
+
+Knobs are module constants read at every call. Starting point: one program per row in forward,
+a fixed number of backward programs each owning a contiguous band of rows and writing a partial dw
+that torch sums; the whole row in registers (BLOCK_N = next power of two of N).
+
+Planted slowdown (gate validation): plant_slowdown((M, N), fraction) launches that many more row
+programs (forward) / row bands (backward) that read real rows and write to a scratch buffer, so
+the kernel moves `fraction` more bytes while the harness reports the original size.
+"""
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+# ---- knobs -------------------------------------------------------------------------------------
+EPS = 1e-6
+FWD_NUM_WARPS = 8
+BWD_NUM_WARPS = 8
+BWD_PROGRAMS = 264  # programs in backward (each owns ceil(rows / BWD_PROGRAMS) rows); 2 x H200 SMs
+# -------------------------------------------------------------------------------------------------
+
+PLANTED = {}  # (rows, N) -> extra fraction of rows; see plant_slowdown()
+
+
+@triton.jit
+def _rmsnorm_fwd_kernel(x_ptr, w_ptr, y_ptr, scratch_ptr, rows, N, stride_x, stride_y, eps,
+                        BLOCK_N: tl.constexpr):
+    pid = tl.program_id(0)
+    row = pid % rows  # programs past `rows` exist only when planted: they redo a real row
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    x = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / N + eps)
+    y = (x * rstd * w).to(y_ptr.dtype.element_ty)
+    if pid < rows:
+        tl.store(y_ptr + row * stride_y + cols, y, mask=mask)
+    else:
+        tl.store(scratch_ptr + (pid - rows) * N + cols, y, mask=mask)
+
+
+@triton.jit
+def _rmsnorm_bwd_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_ptr,
+                        rows, N, rows_per_program, real_programs, stride_x, stride_dy, stride_dx, eps,
+                        BLOCK_N: tl.constexpr):
+    pid = tl.program_id(0)
+    band = pid % real_programs  # programs past real_programs redo a real band into scratch
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    dw = tl.zeros((BLOCK_N,), dtype=tl.float32)
+    first = band * rows_per_program
+    for r in range(0, rows_per_program):
+        row = first + r
+        if row < rows:
+            x = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+            dy = tl.load(dy_ptr + row * stride_dy + cols, mask=mask, other=0.0).to(tl.float32)
+            rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / N + eps)
+            xhat = x * rstd
+            wdy = w * dy
+            c = tl.sum(xhat * wdy, axis=0) / N
+            dx = (wdy - xhat * c) * rstd
+            dw += dy * xhat
+            if pid < real_programs:
+                tl.store(dx_ptr + row * stride_dx + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+            else:
+                tl.store(scratch_ptr + r * N + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+    tl.store(dw_part_ptr + pid * N + cols, dw, mask=mask)
+
+
+def _block_n(N):
+    return triton.next_power_of_2(N)
+
+
+def _check(x, w):
+    if x.dim() != 2 or w.dim() != 1 or x.shape[1] != w.shape[0]:
+        raise ValueError("rmsnorm: x must be [rows, N] and w [N], got %s and %s" % (tuple(x.shape), tuple(w.shape)))
+    if x.stride(1) != 1:
+        raise ValueError("rmsnorm: the last dimension of x must be contiguous")
+
+
+def _extra(count, fraction):
+    return max(1, math.ceil(fraction * count)) if fraction > 0 else 0
+
+
+def forward(x, w):
+    _check(x, w)
+    rows, N = x.shape
+    w = w.contiguous()
+    y = torch.empty_like(x)
+    extra = _extra(rows, PLANTED.get((rows, N), 0.0))
+    scratch = torch.empty((max(extra, 1), N), device=x.device, dtype=x.dtype)
+    _rmsnorm_fwd_kernel[(rows + extra,)](x, w, y, scratch, rows, N, x.stride(0), y.stride(0), EPS,
+                                         BLOCK_N=_block_n(N), num_warps=FWD_NUM_WARPS)
+    return y
+
+
+def backward(x, w, grad_out):
+    _check(x, w)
+    rows, N = x.shape
+    if tuple(grad_out.shape) != (rows, N) or grad_out.stride(1) != 1:
+        raise ValueError("rmsnorm backward: grad_out must be a [rows, N] tensor with a contiguous last dim")
+    w = w.contiguous()
+    programs = min(BWD_PROGRAMS, rows)
+    rows_per_program = triton.cdiv(rows, programs)
+    programs = triton.cdiv(rows, rows_per_program)
+    extra = _extra(programs, PLANTED.get((rows, N), 0.0))
+    dx = torch.empty_like(x)
+    dw_part = torch.empty((programs + extra, N), device=x.device, dtype=torch.float32)
+    scratch = torch.empty((rows_per_program, N), device=x.device, dtype=x.dtype)
+    _rmsnorm_bwd_kernel[(programs + extra,)](
+        x, w, grad_out, dx, dw_part, scratch, rows, N, rows_per_program, programs,
+        x.stride(0), grad_out.stride(0), dx.stride(0), EPS,
+        BLOCK_N=_block_n(N), num_warps=BWD_NUM_WARPS)
+    dw = dw_part[:programs].sum(dim=0).to(w.dtype)
+    return dx, dw
+
+
+def plant_slowdown(dims, fraction):
+    """Make (rows, N) move about `fraction` more bytes in forward and backward. Returns the
+    forward's planted fraction (whole rows)."""
+    if not (0 < fraction < 1):
+        raise ValueError("planted fraction must be in (0, 1), got %r" % fraction)
+    rows, N = (int(d) for d in dims)
+    PLANTED[(rows, N)] = float(fraction)
+    return _extra(rows, fraction) / rows
+
+
+class _RMSNormFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return forward(x, w)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, w = ctx.saved_tensors
+        return backward(x, w, grad_out.contiguous())
+
+
+def rmsnorm(x, w):
+    return _RMSNormFn.apply(x, w)
+
+
+# ---- quick-harness hooks (KIND = "memory") -----------------------------------------------------
+
+def make_inputs(shape, dtype, device, generator):
+    """x [B*M, N] ~ N(0, 1); w ~ 1 + 0.1 N(0, 1) (a trained-looking gain, never all ones)."""
+    rows, N = shape["B"] * shape["M"], shape["N"]
+    x = torch.randn((rows, N), generator=generator, device=device, dtype=torch.float32).to(dtype)
+    w = (1.0 + 0.1 * torch.randn((N,), generator=generator, device=device, dtype=torch.float32)).to(dtype)
+    return x, w
+
+
+def reference_forward(x, w):
+    xf = x.float()
+    return xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + EPS) * w.float()
+
+
+def reference_backward(x, w, grad_out):
+    xf, wf, g = x.float(), w.float(), grad_out.float()
+    N = xf.shape[-1]
+    rstd = torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + EPS)
+    xhat = xf * rstd
+    wdy = g * wf
+    dx = (wdy - xhat * (xhat * wdy).sum(dim=-1, keepdim=True) / N) * rstd
+    dw = (g * xhat).sum(dim=0)
+    return dx, dw
+
+
+def bytes_moved(shape, inputs, outputs, direction):
+    """Minimum traffic: forward reads x and w, writes y; backward reads x, w, dy, writes dx, dw."""
+    x, w = inputs[0], inputs[1]
+    xb, wb = x.numel() * x.element_size(), w.numel() * w.element_size()
+    if direction == "forward":
+        return 2 * xb + wb
+    return 3 * xb + 2 * wb
