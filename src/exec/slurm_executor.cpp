@@ -216,6 +216,12 @@ RunResult makeResult(Outcome outcome, std::string error, Clock::time_point start
 RunResult mapFinalState(const slurm::JobInfo& info, int exitCode, const std::string& stderrTail,
                         const std::string& program, Clock::time_point start) {
   const std::string job = "Slurm job " + info.jobId;
+  if (slurm::isImpossibleReason(info.reason)) {
+    return makeResult(Outcome::FailedToStart, "Slurm refused " + job + " (Reason=" + info.reason +
+                                                  "): the request asks for more than the partition offers; "
+                                                  "lower executor.gres / executor.extra_args or choose another partition",
+                      start);
+  }
   switch (info.state) {
     case JobState::Timeout:
       return makeResult(Outcome::TimedOut, job + " hit Slurm's time limit (executor.time / --time) and was killed", start);
@@ -303,12 +309,16 @@ class SlurmExecutor final : public Executor {
   }
 
   // scancel, then wait until Slurm reports the job over (its processes are gone by then).
-  bool stopAndConfirm(const std::string& jobId, const std::string& name) const {
+  void cancelJob(const std::string& jobId, const std::string& name) const {
     if (!jobId.empty()) {
       cli_.cancel(jobId);
     } else {
       cli_.cancelByName(name);
     }
+  }
+
+  bool stopAndConfirm(const std::string& jobId, const std::string& name) const {
+    cancelJob(jobId, name);
     const auto until = Clock::now() + kStopConfirmWait;
     while (Clock::now() < until) {
       bool ok = false;
@@ -389,11 +399,18 @@ class SlurmExecutor final : public Executor {
     }
     const bool stoppedByUs = verdict != JobWatch::Verdict::Continue || r.outcome == Outcome::Cancelled ||
                              r.outcome == Outcome::TimedOut || r.outcome == Outcome::Hung;
+    if (verdict == JobWatch::Verdict::Lost) {
+      // Slurm cannot confirm anything about a job on a dead node until it declares the node DOWN
+      // (SlurmdTimeout, often minutes): ask for the cancel and report at once.
+      cancelJob(jobId, name);
+      return makeResult(Outcome::Lost, watch.why(), start);
+    }
     if (stoppedByUs) {
       // srun forwards SIGTERM to the step, but a SIGKILLed srun leaves the job running: always
       // scancel and wait for Slurm to confirm.
       const bool confirmed = stopAndConfirm(jobId, name);
-      if (verdict == JobWatch::Verdict::Lost) return makeResult(Outcome::Lost, watch.why(), start);
+      r.exitCode = -1;  // srun's own exit status says nothing about the stopped command
+      r.signal = 0;
       if (verdict == JobWatch::Verdict::Refused) return makeResult(Outcome::FailedToStart, watch.why(), start);
       if (!jobId.empty()) r.error += " (Slurm job " + jobId + " cancelled" + (confirmed ? ")" : ", not yet confirmed over)");
       r.wallTime = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
@@ -406,6 +423,15 @@ class SlurmExecutor final : public Executor {
       if (r.ok()) return r;  // a step inside an existing allocation has no job of its own
       return makeResult(Outcome::FailedToStart,
                         "srun could not start the job: " + lastLineOf(stderrTail(spec)), start);
+    }
+    const std::string tail = stderrTail(spec);
+    if (r.exitCode != 0 && tail.find("srun: error: Unable to allocate resources") != std::string::npos) {
+      std::string line;
+      std::istringstream in(tail);
+      for (std::string l; std::getline(in, l);) {
+        if (l.find("Unable to allocate resources") != std::string::npos) line = l;
+      }
+      return makeResult(Outcome::FailedToStart, "Slurm refused the job: " + trimmed(line), start);
     }
     const int code = r.outcome == Outcome::Exited ? r.exitCode : info->exitCode;
     return mapFinalState(*info, code, stderrTail(spec), spec.argv.front(), start);
@@ -505,7 +531,10 @@ class SlurmExecutor final : public Executor {
             lastActivity = *runningSince;
           }
           const auto v = watch.check(e);
-          if (v == JobWatch::Verdict::Lost) return stopFor(Outcome::Lost, watch.why());
+          if (v == JobWatch::Verdict::Lost) {
+            cancelJob(*jobId, name);  // no confirmation to wait for from a dead node
+            return makeResult(Outcome::Lost, watch.why() + " (Slurm job " + *jobId + " cancelled)", start);
+          }
           if (v == JobWatch::Verdict::Refused) return stopFor(Outcome::FailedToStart, watch.why());
         } else if (ok) {
           // squeue answered but no longer knows the job (purged, or the controller lost it).

@@ -96,3 +96,19 @@ TEST_CASE("output paths escape '%', time limits round up to whole minutes plus o
   CHECK(timeLimitFor(61s) == "3");
   CHECK(timeLimitFor(0ms) == "UNLIMITED");
 }
+
+TEST_CASE("shellQuote'd words come back unchanged from a real sh") {
+  kopt::exec::testing::TempDir dir("quote");
+  const std::vector<std::string> words = {"plain", "a b", "it's", "$HOME", "*", "\"q\"", "back\\slash", "", "x\ny"};
+  std::string script = "printf '%s|'";
+  std::string expected;
+  for (const auto& w : words) {
+    script += " " + shellQuote(w);
+    expected += w + "|";
+  }
+  kopt::exec::CommandSpec spec;
+  spec.argv = {"sh", "-c", script};
+  spec.stdoutPath = dir / "out";
+  REQUIRE(kopt::exec::makeLocalExecutor()->run(spec, {}).ok());
+  CHECK(kopt::exec::testing::readFile(dir / "out") == expected);
+}
