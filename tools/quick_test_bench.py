@@ -789,6 +789,20 @@ def _compare(check_class, refs, outs):
     return snrs, ok, nonfinite, max_err
 
 
+def _max_abs_err(current, refs, outs):
+    """max(current, max |out - ref|) over the outputs; NaN once any output is non-finite."""
+    if math.isnan(current):
+        return current
+    for r, o in zip(refs, outs):
+        if o.numel() == 0:
+            continue
+        of = o.detach().float()
+        if not bool(torch.isfinite(of).all()):
+            return float("nan")
+        current = max(current, float((of - r.float()).abs().max().item()))
+    return current
+
+
 def _worse(a, b):
     """The lower of two SNRs, NaN (a non-finite output) counting as the lowest."""
     if math.isnan(a) or math.isnan(b):
@@ -856,6 +870,7 @@ def measure_shape(op, shape, opts, check_class):
     n_in = len(inputs)
     bad_calls = 0
     worst = {"forward": [], "backward": []}  # per output: the lowest per-call projection SNR
+    worst_abs_err = [0.0]  # memory-bound ops: the largest per-call max |out - ref|
     series = []
 
     def one_direction(direction, share):
@@ -911,6 +926,8 @@ def measure_shape(op, shape, opts, check_class):
                 bad_calls += 1
             w = worst[direction]
             w[:] = [_worse(a, b) for a, b in zip(w, snrs)] if w else list(snrs)
+            if ref is not None:
+                worst_abs_err[0] = _max_abs_err(worst_abs_err[0], ref, result)
             if _fingerprint(s, torch.Generator(device=dev.dev).manual_seed(probe_seed)) != fp:
                 bad_calls += 1
                 if not mutated:
@@ -958,7 +975,8 @@ def measure_shape(op, shape, opts, check_class):
         row["Forward GB/s"], row["Forward GB/s_stddev"], row["Forward Time (ms)"] = summarize(f_times, f_bytes or 0.0, 1e9)
         row["Backward GB/s"], row["Backward GB/s_stddev"], row["Backward Time (ms)"] = (
             summarize(b_times, b_bytes or 0.0, 1e9) if b_times else (float("nan"),) * 3)
-        row["max_abs_err"] = max(f_err, b_err) if not (math.isnan(f_err) or math.isnan(b_err)) else float("nan")
+        errs = (f_err, b_err, worst_abs_err[0])
+        row["max_abs_err"] = float("nan") if any(math.isnan(e) for e in errs) else max(errs)
     return row, series
 
 
