@@ -1,0 +1,247 @@
+#include "campaign/lineage/git_repo.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "campaign/lineage/git_process.h"
+#include "util/atomic_file.h"
+#include "util/text.h"
+
+using namespace kopt::campaign::lineage;
+namespace fs = std::filesystem;
+using kopt::util::readFile;
+using kopt::util::writeFileAtomic;
+
+namespace {
+
+// A throwaway repository with its own identity, so tests never depend on the machine's config.
+struct TempRepo {
+  fs::path dir;
+  explicit TempRepo(const std::string& tag) {
+    dir = fs::canonical(fs::temp_directory_path()) / ("kopt_git_" + tag + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    sh({"init", "-q", "-b", "main"});
+    sh({"config", "user.name", "Test User"});
+    sh({"config", "user.email", "test@example.com"});
+    write("kernels/gemm.py", "BLOCK_M = 64\n");
+    write("kernels/util.py", "def f(): pass\n");
+    write("tests/test_gemm.py", "def test(): pass\n");
+    write("README.md", "readme\n");
+    sh({"add", "-A"});
+    sh({"commit", "-q", "-m", "initial"});
+  }
+  ~TempRepo() { fs::remove_all(dir); }
+  std::string sh(const std::vector<std::string>& args) const {
+    GitOutput o = runGit(dir, args);
+    REQUIRE_MESSAGE(o.ok(), "git failed: ", kopt::util::join(args, " "), ": ", o.err);
+    return o.out;
+  }
+  void write(const std::string& rel, const std::string& text) const { writeFileAtomic(dir / rel, text); }
+  std::string read(const std::string& rel) const { return readFile(dir / rel); }
+};
+
+struct EnvGuard {
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+  void set(const char* name, const char* value) {
+    const char* old = std::getenv(name);
+    saved.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~EnvGuard() {
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+      if (it->second) ::setenv(it->first.c_str(), it->second->c_str(), 1);
+      else ::unsetenv(it->first.c_str());
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("repository basics: top level, head, branches") {
+  TempRepo r("basics");
+  CHECK(GitRepo::isRepo(r.dir));
+  CHECK_FALSE(GitRepo::isRepo(r.dir.parent_path()));
+  CHECK_THROWS_AS(GitRepo(fs::temp_directory_path()), GitError);
+  GitRepo repo(r.dir / "kernels");
+  CHECK(repo.topLevel() == r.dir);
+  std::string head = repo.headCommit();
+  CHECK(head.size() == 40);
+  CHECK(repo.currentBranch() == std::optional<std::string>("main"));
+  CHECK_FALSE(repo.branchExists("optimize/c"));
+  repo.createAndCheckoutBranch("optimize/c");
+  CHECK(repo.currentBranch() == std::optional<std::string>("optimize/c"));
+  repo.checkout("main");
+  repo.createAndCheckoutBranch("optimize/c");  // exists: just checked out
+  CHECK(repo.currentBranch() == std::optional<std::string>("optimize/c"));
+  CHECK(repo.commitExists(head));
+  CHECK_FALSE(repo.commitExists("0123456789012345678901234567890123456789"));
+  CHECK(repo.resolve("HEAD") == head);
+  CHECK_THROWS_AS(repo.resolve("nope"), GitError);
+}
+
+TEST_CASE("commitPaths commits exactly the declared paths, deletions and new files included") {
+  TempRepo r("commit");
+  GitRepo repo(r.dir);
+  std::string before = repo.headCommit();
+  r.write("kernels/gemm.py", "BLOCK_M = 128\n");
+  r.write("kernels/new_helper.py", "x = 1\n");
+  fs::remove(r.dir / "kernels/util.py");
+  r.write("README.md", "dirty, not declared\n");
+  r.write("tests/test_gemm.py", "staged, not declared\n");
+  r.sh({"add", "tests/test_gemm.py"});
+
+  std::string commit = repo.commitPaths({"kernels/gemm.py", "kernels/new_helper.py", "kernels/util.py"},
+                                        "[optimize] gemm TRITON round-2: BLOCK_M 128\n\nHypothesis: h\n");
+  CHECK(repo.headCommit() == commit);
+  CHECK(r.sh({"rev-parse", "HEAD^"}) == before + "\n");
+  std::string files = r.sh({"diff-tree", "--no-commit-id", "--name-status", "-r", commit});
+  CHECK(files == "M\tkernels/gemm.py\nA\tkernels/new_helper.py\nD\tkernels/util.py\n");
+  CHECK(r.sh({"log", "-1", "--format=%B"}).rfind("[optimize] gemm TRITON round-2: BLOCK_M 128\n\nHypothesis: h", 0) == 0);
+  CHECK(r.sh({"log", "-1", "--format=%an <%ae>"}) == "Test User <test@example.com>\n");
+  // Undeclared edits are still there, the user's staged change is still staged.
+  CHECK(r.read("README.md") == "dirty, not declared\n");
+  CHECK(r.sh({"diff", "--cached", "--name-only"}) == "tests/test_gemm.py\n");
+  // Declared paths are clean in the index now.
+  CHECK(r.sh({"status", "--porcelain", "--", "kernels"}).empty());
+  CHECK_THROWS_AS(repo.commitPaths({"kernels/gemm.py"}, "again"), GitError);  // nothing changed
+  CHECK_THROWS_AS(repo.commitPaths({"no/such/file"}, "x"), GitError);
+}
+
+TEST_CASE("commitPaths falls back to kopt as the identity when none is configured") {
+  TempRepo r("ident");
+  r.sh({"config", "--unset", "user.name"});
+  r.sh({"config", "--unset", "user.email"});
+  EnvGuard env;
+  env.set("GIT_CONFIG_GLOBAL", "/dev/null");
+  env.set("GIT_CONFIG_NOSYSTEM", "1");
+  env.set("GIT_AUTHOR_NAME", nullptr);
+  env.set("GIT_AUTHOR_EMAIL", nullptr);
+  env.set("GIT_COMMITTER_NAME", nullptr);
+  env.set("GIT_COMMITTER_EMAIL", nullptr);
+  env.set("EMAIL", nullptr);
+  GitRepo repo(r.dir);
+  r.write("kernels/gemm.py", "BLOCK_M = 32\n");
+  repo.commitPaths({"kernels/gemm.py"}, "m");
+  CHECK(r.sh({"log", "-1", "--format=%an <%ae>|%cn <%ce>"}) == "kopt <kopt@localhost>|kopt <kopt@localhost>\n");
+}
+
+TEST_CASE("changedSince lists modified, deleted, added and untracked paths, not .kopt/") {
+  TempRepo r("changed");
+  GitRepo repo(r.dir);
+  std::string head = repo.headCommit();
+  CHECK(repo.changedSince(head).empty());
+  r.write("kernels/gemm.py", "changed\n");
+  fs::remove(r.dir / "README.md");
+  r.write("kernels/staged_new.py", "n\n");
+  r.sh({"add", "kernels/staged_new.py"});
+  r.write("kernels/untracked.py", "u\n");
+  r.write(".kopt/campaigns/c/state.json", "{}");
+  auto changes = repo.changedSince(head);
+  std::vector<ChangedPath> expected = {{"README.md", ChangeKind::Deleted},
+                                       {"kernels/gemm.py", ChangeKind::Modified},
+                                       {"kernels/staged_new.py", ChangeKind::Added},
+                                       {"kernels/untracked.py", ChangeKind::Untracked}};
+  CHECK(changes == expected);
+}
+
+TEST_CASE("restorePaths makes the scope exactly the commit's tree and leaves the rest alone") {
+  TempRepo r("restore");
+  GitRepo repo(r.dir);
+  std::string accepted = repo.headCommit();
+  r.write("kernels/gemm.py", "BLOCK_M = 256\n");
+  fs::remove(r.dir / "kernels/util.py");
+  r.write("kernels/sub/new_file.py", "new\n");
+  r.write("kernels/staged.py", "s\n");
+  r.sh({"add", "kernels/staged.py"});
+  r.write("README.md", "outside scope\n");
+  r.write("scratch.txt", "outside scope, untracked\n");
+  r.write(".gitignore", "*.pyc\n");
+  r.write("kernels/cache.pyc", "ignored build output\n");
+
+  repo.restorePaths(accepted, {"kernels"});
+  CHECK(r.read("kernels/gemm.py") == "BLOCK_M = 64\n");
+  CHECK(r.read("kernels/util.py") == "def f(): pass\n");
+  CHECK_FALSE(fs::exists(r.dir / "kernels/sub/new_file.py"));
+  CHECK_FALSE(fs::exists(r.dir / "kernels/sub"));
+  CHECK_FALSE(fs::exists(r.dir / "kernels/staged.py"));
+  CHECK(fs::exists(r.dir / "kernels/cache.pyc"));  // ignored files are not the kernel's
+  CHECK(r.read("README.md") == "outside scope\n");
+  CHECK(r.read("scratch.txt") == "outside scope, untracked\n");
+  CHECK(r.sh({"status", "--porcelain", "--", "kernels"}).empty());
+  for (const auto& c : repo.changedSince(accepted)) CHECK(c.path.rfind("kernels/", 0) != 0);
+
+  // A scope naming single files, one of which the commit lacks.
+  r.write("kernels/gemm.py", "x\n");
+  r.write("kernels/extra.py", "y\n");
+  repo.restorePaths(accepted, {"kernels/gemm.py", "kernels/extra.py"});
+  CHECK(r.read("kernels/gemm.py") == "BLOCK_M = 64\n");
+  CHECK_FALSE(fs::exists(r.dir / "kernels/extra.py"));
+}
+
+TEST_CASE("snapshotFiles copies files and directories with their layout") {
+  TempRepo r("snap");
+  GitRepo repo(r.dir);
+  r.write("kernels/deep/a.py", "a\n");
+  auto dest = r.dir / ".kopt" / "snap";
+  auto copied = repo.snapshotFiles({"kernels", "README.md", "missing.py"}, dest);
+  CHECK(copied == std::vector<std::string>{"README.md", "kernels/deep/a.py", "kernels/gemm.py", "kernels/util.py"});
+  CHECK(readFile(dest / "kernels/deep/a.py") == "a\n");
+  CHECK(readFile(dest / "README.md") == "readme\n");
+}
+
+TEST_CASE("addExclude keeps .kopt/ out of git, once") {
+  TempRepo r("exclude");
+  GitRepo repo(r.dir);
+  r.write(".kopt/campaigns/c/manifest.yaml", "x");
+  CHECK(r.sh({"ls-files", "--others", "--exclude-standard"}).find(".kopt") != std::string::npos);
+  repo.addExclude();
+  repo.addExclude();
+  CHECK(r.sh({"ls-files", "--others", "--exclude-standard"}).find(".kopt") == std::string::npos);
+  std::string exclude = readFile(r.dir / ".git/info/exclude");
+  CHECK(exclude.find(".kopt/\n") != std::string::npos);
+  CHECK(exclude.find(".kopt/\n") == exclude.rfind(".kopt/\n"));
+}
+
+TEST_CASE("best worktree: add at a commit, move, remove; fileAt reads a commit's file") {
+  TempRepo r("worktree");
+  GitRepo repo(r.dir);
+  repo.addExclude();
+  std::string first = repo.headCommit();
+  r.write("kernels/gemm.py", "BLOCK_M = 128\n");
+  std::string second = repo.commitPaths({"kernels/gemm.py"}, "second");
+  auto wt = r.dir / ".kopt/campaigns/c/worktrees/best";
+  repo.addWorktree(wt, first);
+  CHECK(readFile(wt / "kernels/gemm.py") == "BLOCK_M = 64\n");
+  repo.checkoutWorktree(wt, second);
+  CHECK(readFile(wt / "kernels/gemm.py") == "BLOCK_M = 128\n");
+  repo.addWorktree(wt, first);  // re-adding over an existing one replaces it
+  CHECK(readFile(wt / "kernels/gemm.py") == "BLOCK_M = 64\n");
+  CHECK(repo.currentBranch() == std::optional<std::string>("main"));
+  repo.removeWorktree(wt);
+  CHECK_FALSE(fs::exists(wt));
+  CHECK(r.sh({"worktree", "list", "--porcelain"}).find("worktrees/best") == std::string::npos);
+  CHECK(repo.fileAt(first, "kernels/gemm.py") == std::optional<std::string>("BLOCK_M = 64\n"));
+  CHECK_FALSE(repo.fileAt(first, "kernels/none.py").has_value());
+}
+
+TEST_CASE("accepted-round commit message follows the contract") {
+  CommitMessageInput in;
+  in.op = "gemm_fp8_blockwise";
+  in.backend = "TRITON";
+  in.round = 4;
+  in.oneLine = "BLOCK_M 64 -> 128";
+  in.hypothesis = "I expect fwd to improve because\nfewer loads";
+  in.before = 301;
+  in.after = 319;
+  in.unit = "TFLOPS";
+  in.campaignDir = "/r/.kopt/campaigns/c";
+  CHECK(acceptedRoundMessage(in) ==
+        "[optimize] gemm_fp8_blockwise TRITON round-4: BLOCK_M 64 -> 128\n\n"
+        "Hypothesis: I expect fwd to improve because fewer loads\n"
+        "Result: geomean 301 -> 319 TFLOPS (+6.0%)\n"
+        "Details: /r/.kopt/campaigns/c/logs/optimize.md\n");
+}
