@@ -1,0 +1,40 @@
+#pragma once
+// The bench harness command line (shared formats, "Bench harness command-line contract"):
+//   <bench> --summary-csv PATH --samples PATH [--shapes L1,L2,...] [--seed N]
+// plus the native harness's own switches:
+//   --check-only            correctness on every shape (and the edge shapes), no timing; exit 0
+//                           iff all PASS. The manifests' test_command.
+//   --list-shapes           print the shape labels and exit.
+//   --target-rsd PCT  --target-rse PCT  --time-cap S  --min-samples N  --max-samples N
+//   --flush-mib N           L2/LLC flush buffer size (default: max(2 x L2, 256 MiB; 512 MiB on AMD)).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "hip_bench/sampling.h"
+
+namespace kopt::hipbench {
+
+struct BenchArgs {
+  std::string summaryCsv;
+  std::string samplesPath;
+  std::optional<std::vector<std::string>> shapes;
+  std::uint64_t seed = 0;
+  bool checkOnly = false;
+  bool listShapes = false;
+  bool help = false;
+  SamplingPolicy sampling;
+  std::optional<std::uint64_t> flushBytes;
+};
+
+struct CliError {
+  std::string message;  // names the option and what is expected
+};
+
+std::variant<BenchArgs, CliError> parseBenchArgs(const std::vector<std::string>& args);
+
+std::string benchUsage(const std::string& program);
+
+}  // namespace kopt::hipbench

@@ -1,0 +1,22 @@
+#pragma once
+// The cold-cache flush written between timed calls, outside the timed region: reset any
+// persisting-L2 window (NVIDIA), then overwrite a buffer at least twice the last-level cache.
+#include <cstdint>
+
+#include "device/hip_portability.h"
+#include "hip_bench/gpu/device_buffer.h"
+
+namespace kopt::hipbench {
+
+class L2Flusher {
+ public:
+  explicit L2Flusher(std::uint64_t bytes);
+  void flush(hipStream_t stream = nullptr);
+  std::uint64_t bytes() const { return buffer_.bytes(); }
+
+ private:
+  DeviceBuffer<unsigned char> buffer_;
+  int value_ = 0;  // alternates, so no memory system can skip a write of identical bytes
+};
+
+}  // namespace kopt::hipbench

@@ -1,0 +1,26 @@
+#pragma once
+// One direction of one shape, timed one call at a time:
+//   prepare(sample)  fresh inputs into the sample's input set, poison its outputs   (untimed)
+//   flush            reset persisting L2, overwrite >= 2x the last-level cache       (untimed)
+//   event start; launch(); event stop; device-wide synchronize                       (timed: events)
+//   verify(sample)   spot-check the output against the host reference; throws CheckFailure
+// The events sit on the legacy default stream, which waits for work on every blocking stream, and
+// the device-wide synchronize before reading them means work left running on another stream
+// delays the next sample instead of vanishing.
+#include <functional>
+
+#include "hip_bench/bench_driver.h"
+#include "hip_bench/gpu/l2_flush.h"
+#include "hip_bench/sampling.h"
+
+namespace kopt::hipbench {
+
+struct TimedCall {
+  std::function<void(int sample)> prepare;
+  std::function<void()> launch;
+  std::function<void(int sample)> verify;
+};
+
+DirectionTiming timeAdaptive(const TimedCall& call, const SamplingPolicy& policy, L2Flusher& flusher, double workPerCall);
+
+}  // namespace kopt::hipbench

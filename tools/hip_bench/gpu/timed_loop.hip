@@ -1,0 +1,60 @@
+#include "hip_bench/gpu/timed_loop.h"
+
+#include <chrono>
+
+namespace kopt::hipbench {
+
+namespace {
+class Events {
+ public:
+  Events() {
+    KOPT_HIP_CHECK(hipEventCreate(&start_));
+    KOPT_HIP_CHECK(hipEventCreate(&stop_));
+  }
+  ~Events() {
+    hipEventDestroy(start_);
+    hipEventDestroy(stop_);
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  hipEvent_t start_ = nullptr;
+  hipEvent_t stop_ = nullptr;
+};
+}  // namespace
+
+DirectionTiming timeAdaptive(const TimedCall& call, const SamplingPolicy& policy, L2Flusher& flusher, double workPerCall) {
+  Events events;
+  // Warm-up: module load, first-touch and clock ramp stay out of the samples. Sample indices are
+  // negative here so prepare() can still give every call its own inputs.
+  for (int w = 0; w < policy.warmupCalls; ++w) {
+    call.prepare(-1 - w);
+    flusher.flush();
+    call.launch();
+    KOPT_HIP_CHECK_LAUNCH();
+    KOPT_HIP_CHECK(hipDeviceSynchronize());
+  }
+  AdaptiveSampler sampler(policy);
+  const auto begin = std::chrono::steady_clock::now();
+  for (int sample = 0; !sampler.done(); ++sample) {
+    call.prepare(sample);
+    flusher.flush();
+    KOPT_HIP_CHECK(hipDeviceSynchronize());
+    KOPT_HIP_CHECK(hipEventRecord(events.start_, nullptr));
+    call.launch();
+    KOPT_HIP_CHECK_LAUNCH();
+    KOPT_HIP_CHECK(hipEventRecord(events.stop_, nullptr));
+    KOPT_HIP_CHECK(hipDeviceSynchronize());
+    float ms = 0;
+    KOPT_HIP_CHECK(hipEventElapsedTime(&ms, events.start_, events.stop_));
+    if (call.verify) call.verify(sample);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    sampler.add(static_cast<double>(ms), elapsed);
+  }
+  DirectionTiming timing;
+  timing.timesMs = sampler.times();
+  timing.stop = sampler.reason();
+  timing.workPerCall = workPerCall;
+  return timing;
+}
+
+}  // namespace kopt::hipbench
