@@ -56,3 +56,28 @@ TEST_CASE("makeExecutor picks the backend; an invalid config fails every run wit
   CHECK(str(r.outcome) == str(Outcome::FailedToStart));
   CHECK(r.error.find("executor.time") != std::string::npos);
 }
+
+TEST_CASE("a Slurm executor without the Slurm tools fails to start with a clear error") {
+  TempDir dir("noslurm");
+  for (const char* mode : {"srun", "sbatch"}) {
+    ExecutorConfig c;
+    c.kind = ExecutorKind::Slurm;
+    c.mode = std::get<SlurmMode>(parseSlurmMode(mode));
+    CommandSpec spec;
+    spec.argv = {"true"};
+    spec.env = {{"PATH", (dir / "empty-bin").string()}};  // no srun / sbatch here
+    spec.stdoutPath = dir / "out";
+    auto r = makeExecutor(c)->run(spec, {});
+    CAPTURE(mode);
+    CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+    CHECK(r.error.find("not found on PATH") != std::string::npos);
+    CHECK(r.error.find("Slurm installed") != std::string::npos);
+  }
+  ExecutorConfig c;
+  c.kind = ExecutorKind::Slurm;
+  CommandSpec spec;
+  spec.argv = {"true"};
+  spec.stdoutPath = dir / "out";
+  spec.cwd = dir / "missing";
+  CHECK(makeExecutor(c)->run(spec, {}).error.find("working directory") != std::string::npos);
+}

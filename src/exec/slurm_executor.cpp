@@ -468,12 +468,11 @@ class SlurmExecutor final : public Executor {
     argv.push_back("--wrap=" + script);
 
     auto submitted = cli_.call(argv, spec.env);
-    if (!submitted.ok()) {
-      const std::string why = submitted.run.outcome == Outcome::FailedToStart
-                                  ? submitted.run.error + " (is Slurm installed, on PATH, with SLURM_CONF set?)"
-                                  : submitted.why();
-      return makeResult(Outcome::FailedToStart, "sbatch refused the job: " + why, start);
+    if (submitted.run.outcome == Outcome::FailedToStart) {
+      return makeResult(Outcome::FailedToStart, "could not run sbatch: " + submitted.run.error +
+                                                    " (is Slurm installed, on PATH, with SLURM_CONF set?)", start);
     }
+    if (!submitted.ok()) return makeResult(Outcome::FailedToStart, "sbatch refused the job: " + submitted.why(), start);
     auto jobId = slurm::parseSubmittedJobId(submitted.out);
     if (!jobId) return makeResult(Outcome::FailedToStart, "sbatch printed no job id: " + trimmed(submitted.out), start);
 

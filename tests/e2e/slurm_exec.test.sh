@@ -10,6 +10,12 @@ start_slurm 2
 W=$WORK
 S=(--executor slurm --poll-ms 200)
 
+out=$("$PROBE" inspect --executor slurm --partition debug)
+check "inspect: the partition is usable and its 2 GPUs are listed" \
+  bash -c '[[ "$1" == *"usable=yes"* && "$1" == *"partition debug"* && "$1" == *"gpu:2"* ]]' _ "$out"
+out=$("$PROBE" inspect --executor slurm --partition nope)
+check "inspect: an unknown partition is not usable" bash -c '[[ "$1" == *"usable=no"* ]]' _ "$out"
+
 for mode in srun sbatch; do
   mkdir -p "$W/$mode/cwd"
   out=$("$PROBE" run "${S[@]}" --mode $mode --stdout "$W/$mode/out" --stderr "$W/$mode/err" --cwd "$W/$mode/cwd" \
