@@ -858,6 +858,9 @@ def measure_shape(op, shape, opts, check_class):
         grad_specs = [(tuple(g.shape), g.dtype) for g in grads]
     if not inputs_intact:
         print("%s: shape %s: the kernel modified its inputs" % (HARNESS_NAME, shape["label"]), file=sys.stderr)
+    if f_bad or b_bad:
+        print("%s: shape %s: NaN/Inf in the outputs: forward %d, backward %d elements"
+              % (HARNESS_NAME, shape["label"], f_bad, b_bad), file=sys.stderr)
     passed = inputs_intact and check_verdict(check_class, f_snrs + b_snrs, f_ok and b_ok, f_bad + b_bad)
 
     # 2. A ring of input sets, all alive at once (distinct addresses); contents refreshed before

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# tools/quick_test_bench.py end to end on CPU tensors (--device cpu), with the known reward hacks as
+# kernel modules: an honest kernel PASSes; address- and shape-keyed output caches, input mutation,
+# an output never written and a precision downgrade FAIL; patching a timer at import or lazily
+# during a call stops the run (exit 3, no CSV); a module that does not import gives FAIL rows.
+# Needs a python3 with torch (Debian: python3-torch); skipped (77) without one.
+set -euo pipefail
+src=${KOPT_SOURCE_DIR:?KOPT_SOURCE_DIR must point at the kopt source tree}
+py=""
+for cand in python3 /usr/bin/python3; do
+  if command -v "$cand" >/dev/null && "$cand" -c 'import torch' 2>/dev/null; then py=$cand; break; fi
+done
+[ -n "$py" ] || { echo "skip: no python3 with torch"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export PYTHONDONTWRITEBYTECODE=1
+
+mk() { cat >"$work/$1.py"; }
+mk honest <<'EOF'
+def forward(a, b): return a @ b
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+mk addr_cache <<'EOF'
+_c = {}
+def forward(a, b):
+    k = (a.data_ptr(), b.data_ptr())
+    if k not in _c: _c[k] = a @ b
+    return _c[k]
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+mk shape_cache <<'EOF'
+_c = {}
+def forward(a, b):
+    k = tuple(a.shape)
+    if k not in _c: _c[k] = a @ b
+    return _c[k].clone()
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+mk mutate <<'EOF'
+def forward(a, b): return a @ b
+def backward(a, b, g):
+    out = (g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g)
+    g.zero_()
+    return out
+EOF
+mk unwritten <<'EOF'
+import torch
+def forward(a, b): return torch.empty(a.shape[:-1] + (b.shape[-1],), dtype=a.dtype)
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+mk lowprec <<'EOF'
+def forward(a, b): return (a.bfloat16() @ b.bfloat16()).to(a.dtype)
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+mk tamper_import <<'EOF'
+import torch
+torch.cuda.Event.elapsed_time = lambda self, other: 0.001
+def forward(a, b): return a @ b
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+mk tamper_lazy <<'EOF'
+def forward(a, b):
+    import time
+    time.perf_counter = lambda: 0.0
+    return a @ b
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+mk broken <<'EOF'
+def forward(a, b) return a
+EOF
+cat >"$work/config.py" <<EOF
+import os, sys
+sys.path.insert(0, "$src/tools")
+import quick_test_bench as h
+cfg = dict(BACKEND="TORCH", KIND="gemm", KERNEL_MODULE=os.path.join("$work", os.environ["MOD"] + ".py"),
+           FORWARD="forward", BACKWARD="backward", INPUT_DTYPE="fp32", CHECK="fp32",
+           SHAPES=[("s1", 1, 64, 48, 32), ("s2", 2, 40, 24, 20)])
+sys.exit(h.main(config=cfg))
+EOF
+
+run() {  # run MODULE -> sets rc, leaves $work/out.csv (or not)
+  rm -f "$work/out.csv" "$work/out.jsonl"
+  set +e
+  MOD=$1 "$py" "$work/config.py" --device cpu --summary-csv "$work/out.csv" --samples "$work/out.jsonl" \
+    --time-cap-s 0.05 --min-samples 3 2>"$work/err.log"
+  rc=$?
+  set -e
+}
+checks() { tail -n +2 "$work/out.csv" | cut -d, -f1,6 | paste -sd' ' -; }
+
+run honest
+[ "$rc" -eq 0 ] || { cat "$work/err.log"; fail "honest kernel: exit $rc"; }
+[ "$(checks)" = "s1,PASS s2,PASS" ] || fail "honest kernel should PASS: $(checks)"
+[ "$(wc -l <"$work/out.jsonl")" -eq 5 ] || fail "samples file should have 1 + 2 shapes x 2 directions lines"
+
+for m in addr_cache shape_cache mutate unwritten lowprec; do
+  run "$m"
+  [ "$rc" -eq 0 ] || { cat "$work/err.log"; fail "$m: exit $rc (FAIL rows must still exit 0)"; }
+  [ "$(checks)" = "s1,FAIL s2,FAIL" ] || { cat "$work/err.log"; fail "$m should FAIL every shape: $(checks)"; }
+done
+
+for m in tamper_import tamper_lazy; do
+  run "$m"
+  [ "$rc" -eq 3 ] || { cat "$work/err.log"; fail "$m: expected exit 3, got $rc"; }
+  grep -q "timer tampering detected" "$work/err.log" || fail "$m: no tampering message"
+  [ ! -e "$work/out.csv" ] || fail "$m: a tampered run must not write a CSV"
+done
+
+run broken
+[ "$rc" -eq 0 ] || fail "broken module: exit $rc"
+[ "$(checks)" = "s1,FAIL s2,FAIL" ] || fail "a module that does not import should give FAIL rows"
+grep -q "importing the kernel module failed" "$work/err.log" || fail "import failure not reported"
+echo "cpu_kernel_quick_harness: ok"
