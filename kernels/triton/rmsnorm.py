@@ -61,19 +61,21 @@ def _rmsnorm_bwd_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_ptr,
     first = band * rows_per_program
     for r in range(0, rows_per_program):
         row = first + r
-        if row < rows:
-            x = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
-            dy = tl.load(dy_ptr + row * stride_dy + cols, mask=mask, other=0.0).to(tl.float32)
-            rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / N + eps)
-            xhat = x * rstd
-            wdy = w * dy
-            c = tl.sum(xhat * wdy, axis=0) / N
-            dx = (wdy - xhat * c) * rstd
-            dw += dy * xhat
-            if pid < real_programs:
-                tl.store(dx_ptr + row * stride_dx + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
-            else:
-                tl.store(scratch_ptr + r * N + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+        # Rows past the end (last band) load zeros: xhat = 0, so they add nothing to dw and store
+        # nothing. Masks rather than a branch keep the loop body straight-line.
+        live = mask & (row < rows)
+        x = tl.load(x_ptr + row * stride_x + cols, mask=live, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row * stride_dy + cols, mask=live, other=0.0).to(tl.float32)
+        rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / N + eps)
+        xhat = x * rstd
+        wdy = w * dy
+        c = tl.sum(xhat * wdy, axis=0) / N
+        dx = ((wdy - xhat * c) * rstd).to(dx_ptr.dtype.element_ty)
+        dw += dy * xhat
+        if pid < real_programs:
+            tl.store(dx_ptr + row * stride_dx + cols, dx, mask=live)
+        else:
+            tl.store(scratch_ptr + r * N + cols, dx, mask=live)
     tl.store(dw_part_ptr + pid * N + cols, dw, mask=mask)
 
 
