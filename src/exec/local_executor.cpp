@@ -2,6 +2,10 @@
 // timeouts, hang detection, killing) is done here against the child's session, because
 // Boost.Process v1 only knows the one pid and a kernel-tuning command is usually a tree
 // (python -> compiler -> benchmark).
+//
+// "The command" is the child's session: every process that kept its session or process group.
+// A grandchild that starts its own session (a daemon that calls setsid) escapes, as it would
+// from any process-group-based supervisor; kopt's own commands (builds, tests, benches) do not.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
