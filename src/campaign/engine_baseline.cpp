@@ -1,0 +1,293 @@
+// BASELINE (= round-1): build, tests, the full bench on all target shapes measured A/A (the same
+// commit in the working tree and in the best worktree, interleaved) for the per-shape noise
+// calibration, representative shapes, the frozen set, the kernel snapshot (rollback root).
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <system_error>
+
+#include "campaign/engine.h"
+#include "campaign/engine_record_json.h"
+#include "campaign/engine_steps.h"
+#include "campaign/engine_support.h"
+#include "campaign/lineage/git_repo.h"
+#include "util/atomic_file.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+namespace kopt::campaign {
+
+namespace fs = std::filesystem;
+using detail::Session;
+using json = nlohmann::json;
+namespace ev = detail::ev;
+
+namespace {
+
+Refusal broken(const Session& s, std::string why, std::vector<std::string> details = {}) {
+  Refusal r = s.refuse(RefusalCode::BaselineBroken, std::move(why), "");
+  r.details = std::move(details);
+  r.details.push_back("the unmodified kernel must build, pass its tests and PASS every shape before a campaign can "
+                      "start; fix the environment and call run_baseline again");
+  r.toolToCall = "run_baseline (after fixing the environment)";
+  return r;
+}
+
+std::vector<std::string> chooseRepresentative(const std::vector<std::string>& labels,
+                                              const std::vector<ShapeRow>& rows) {
+  const std::size_t n = labels.size();
+  if (n <= 5) return labels;
+  // Spread over the metric's range: slowest, fastest and evenly spaced ranks between them.
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const auto& r : rows) ranked.emplace_back(r.candidate.value_or(0.0), r.label);
+  std::sort(ranked.begin(), ranked.end());
+  std::set<std::string> chosen;
+  const std::size_t k = 5;
+  for (std::size_t i = 0; i < k; ++i) chosen.insert(ranked[i * (ranked.size() - 1) / (k - 1)].second);
+  std::vector<std::string> out;
+  for (const auto& l : labels) {
+    if (chosen.count(l)) out.push_back(l);
+  }
+  return out;
+}
+
+// Repository files the commands name (a test script, a bench script): frozen with the harness.
+std::vector<std::string> filesNamedByCommands(const Session& s) {
+  std::set<std::string> out;
+  const auto tracked = detail::listScopeFiles(s.repo, {"."});
+  const std::set<std::string> trackedSet(tracked.begin(), tracked.end());
+  for (const Command* c : {&s.manifest.testCommand, &s.manifest.benchmarkCommand, &s.manifest.quickCommand,
+                           &s.manifest.buildCommand}) {
+    if (c->empty()) continue;
+    const auto parsed = expandPlaceholders(*c, s.placeholders(s.repo));
+    for (const auto& word : parsed.argv) {
+      fs::path p(word);
+      if (!p.is_absolute()) p = s.repo / p;
+      std::error_code ec;
+      if (!fs::is_regular_file(p, ec)) continue;
+      const fs::path rel = fs::relative(fs::weakly_canonical(p, ec), s.repo, ec);
+      const std::string relText = rel.generic_string();
+      if (ec || relText.empty() || util::startsWith(relText, "..")) continue;
+      if (!trackedSet.count(relText)) continue;
+      if (detail::inAnyScope(relText, s.manifest.kernelSource)) continue;
+      out.insert(relText);
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+}  // namespace
+
+Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignDir, const CallContext& ctx) {
+  auto opened = detail::openForTool(options_, campaignDir, CampaignTool::RunBaseline, ctx);
+  if (!opened.ok()) return errorOf<BaselineResult>(opened);
+  Session& s = *opened.value();
+  const Manifest& m = s.manifest;
+  lineage::GitRepo repo(s.repo);
+  std::string head;
+  try {
+    head = repo.headCommit();
+    std::vector<std::string> dirty;
+    for (const auto& c : repo.changedSince(head)) {
+      if (detail::inAnyScope(c.path, m.kernelSource)) dirty.push_back(c.path + " (" + lineage::toString(c.kind) + ")");
+    }
+    if (!dirty.empty()) {
+      Refusal r = s.refuse(RefusalCode::BaselineBroken,
+                           "the kernel files differ from HEAD; the baseline must be a commit so that rollbacks can "
+                           "restore it exactly");
+      r.details = dirty;
+      r.toolToCall = "run_baseline (after committing or discarding those changes)";
+      return r;
+    }
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("git: ") + e.what());
+  }
+  const std::string tag = "r1-aa";
+  s.beginStep(1, "baseline", json{{"tag", tag}});
+  const RoundPaths rp = s.paths.round(1);
+  rp.createLayout();
+  auto executor = detail::makeExecutorFor(options_, m);
+  const double total = 2.0 + 2.0 * std::max(5, m.gate.pairs) + 2.0;
+
+  // Build and test the working tree (the baseline commit).
+  if (!m.buildCommand.empty()) {
+    auto r = detail::runLogged(*executor, m.buildCommand, s.placeholders(s.repo), s.repo, rp.buildLog,
+                               m.timeouts.buildSeconds, m.timeouts.hangSeconds, ctx, "build", 0, total);
+    if (!r.ok()) {
+      s.clearStep();
+      return broken(s, "the build " + detail::describe(r), {"build log tail:\n" + detail::logTail(rp.buildLog, 2000)});
+    }
+  }
+  {
+    auto r = detail::runLogged(*executor, m.testCommand, s.placeholders(s.repo), s.repo, rp.testLog,
+                               m.timeouts.testSeconds, m.timeouts.hangSeconds, ctx, "tests", 1, total);
+    if (!r.ok()) {
+      s.clearStep();
+      return broken(s, "the tests " + detail::describe(r), {"test log tail:\n" + detail::logTail(rp.testLog, 2000)});
+    }
+  }
+  // The best worktree starts at the baseline commit.
+  if (auto err = detail::ensureWorktreeBuilt(s, *executor, s.paths.bestWorktree, head, rp.artifacts / "best_build.log", ctx);
+      !err.empty()) {
+    s.clearStep();
+    return broken(s, err);
+  }
+  // A/A: the same build measured interleaved against itself.
+  const int pairs = std::max(5, m.gate.pairs);
+  MeasurementPlan plan = detail::planFor(s, true, s.paths.bestWorktree, rp.artifacts / "runs", tag);
+  MeasurementRunner runner(*executor, options_.seedSource);
+  auto runs = runner.run(plan, 0, pairs, ctx, 2, total);
+  if (ctx.cancel.cancelled()) {
+    detail::discardMeasurement(s, 1, tag);
+    s.clearStep();
+    return toolFailure("run_baseline was cancelled; nothing was recorded", "", "call run_baseline again");
+  }
+  detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tag + ".json"), tag, "", true, runs);
+  const std::vector<std::string> wanted = m.targetShapes.all ? std::vector<std::string>{} : m.targetShapes.labels;
+  // The shape set is the first run's (or the manifest's list); every other run must match it.
+  std::vector<std::string> labels = wanted;
+  if (labels.empty()) {
+    for (const auto& p : runs) {
+      if (p.candidate.table) {
+        labels = p.candidate.table->labels();
+        break;
+      }
+    }
+  }
+  std::string header;
+  for (const auto& p : runs) {
+    if (p.candidate.table) {
+      header = p.candidate.table->schema.headerBytes;
+      break;
+    }
+  }
+  AssembledRuns assembled = assemble(runs, header, labels);
+  {
+    std::vector<std::string> problems = assembled.problems;
+    for (const auto& [label, check] : assembled.candidateChecks) {
+      if (check != measure::Check::Pass) problems.push_back(label + " is " + measure::toString(check));
+    }
+    if (labels.empty()) problems.push_back("the benchmark reported no shapes");
+    if (!problems.empty()) {
+      s.clearStep();
+      return broken(s, "the baseline benchmark is not clean", problems);
+    }
+  }
+  const measure::GatePolicy policy = gatePolicyFor(m);
+  const measure::Calibration calibration = measure::calibrateAa(assembled.runs, policy);
+  const auto rows = detail::shapeRows(assembled, runs, nullptr);
+
+  // Representative shapes (3-5) for quick validation: the user's, else spread over the range.
+  std::vector<std::string> representative = m.representativeShapes;
+  for (const auto& r : representative) {
+    if (std::find(labels.begin(), labels.end(), r) == labels.end()) {
+      s.clearStep();
+      return broken(s, "representative shape '" + r + "' is not one of the benchmark's shapes: " + util::join(labels, ", "));
+    }
+  }
+  if (representative.empty()) representative = chooseRepresentative(labels, rows);
+
+  // The quick harness must write the same frozen schema on the representative shapes.
+  {
+    MeasurementPlan quick = detail::planFor(s, false, s.paths.bestWorktree, rp.artifacts / "runs", "r1-quick");
+    quick.shapes = representative;
+    auto q = runner.run(quick, 0, 1, ctx, total - 2, total);
+    if (ctx.cancel.cancelled()) {
+      detail::discardMeasurement(s, 1, tag);
+      detail::discardMeasurement(s, 1, "r1-quick");
+      s.clearStep();
+      return toolFailure("run_baseline was cancelled; nothing was recorded", "", "call run_baseline again");
+    }
+    AssembledRuns qa = assemble(q, header, representative);
+    std::vector<std::string> problems = qa.problems;
+    for (const auto& [label, check] : qa.candidateChecks) {
+      if (check != measure::Check::Pass) problems.push_back("quick run: " + label + " is " + measure::toString(check));
+    }
+    if (!problems.empty()) {
+      s.clearStep();
+      return broken(s, "the quick command does not reproduce the baseline's schema and shapes", problems);
+    }
+    if (!q.empty()) {
+      std::error_code ec;
+      fs::copy_file(q.front().candidate.log, s.paths.quickBaselineLog, fs::copy_options::overwrite_existing, ec);
+    }
+  }
+
+  // The manifest records the representative shapes; the new text is what is frozen.
+  Manifest updated = m;
+  updated.representativeShapes = representative;
+  const std::string manifestText = toYaml(updated);
+  util::writeFileAtomic(s.paths.manifest, manifestText);
+  const std::string manifestSha = util::sha256Hex(manifestText);
+  s.manifest = updated;
+  s.manifestSha = manifestSha;
+
+  FrozenSet frozen;
+  frozen.addFile("manifest.yaml", s.paths.manifest, s.paths.root);
+  std::error_code ec;
+  if (fs::is_regular_file(s.paths.quickHarness, ec)) frozen.addFile("quick_test_bench.py", s.paths.quickHarness, s.paths.root);
+  for (const auto& f : filesNamedByCommands(s)) frozen.addFile(f, f, s.repo);
+  frozen.addText("schema header", header);
+  frozen.addText("shape list", util::join(labels, ","));
+  frozen.addText("representative shapes", util::join(representative, ","));
+  frozen.addText("test_command", m.testCommand.text);
+  frozen.addText("benchmark_command", m.benchmarkCommand.text);
+  frozen.addText("quick_command", m.quickCommand.text);
+  frozen.addText("build_command", m.buildCommand.text);
+
+  // The kernel as it is now is the rollback root.
+  try {
+    repo.snapshotFiles(m.kernelSource, rp.kernelSnapshot);
+  } catch (const std::exception& e) {
+    s.clearStep();
+    return toolFailure(std::string("cannot snapshot the kernel: ") + e.what());
+  }
+  detail::publishBenchmarkCsv(runs, rp);
+
+  records::RoundRecord record = detail::measuredRecord(s, 1, runs, assembled, nullptr, true);
+  record.status = records::RoundStatus::Baseline;
+  record.description = "baseline";
+  record.decisionReason = "BASELINE: unmodified kernel at " + head.substr(0, 12) + "; A/A calibration over " +
+                          std::to_string(assembled.usablePairs) + " interleaved pairs";
+  record.keyFinding = "baseline";
+  record.commit = head;
+  record.lineageHead = head;
+  record.aggregate.baselineValue = record.aggregate.value;
+  record.aggregate.bestValue = record.aggregate.value;
+
+  json calibrationJson = json::array();
+  for (const auto& n : calibration.shapes) {
+    calibrationJson.push_back(
+        {{"label", n.label}, {"pairs", n.pairs}, {"sd_log_ratio", n.sdLogRatio}, {"q975", n.q975}, {"delta", n.delta}});
+  }
+  s.record(ev::kBaselineRecorded, 1,
+           json{{"commit", head},
+                {"record", detail::roundRecordToJson(record)},
+                {"frozen", frozen.toJson()},
+                {"calibration", calibrationJson},
+                {"representative_shapes", representative},
+                {"labels", labels},
+                {"schema_header", header},
+                {"metric", measureMetric(m).name()},
+                {"manifest_sha256", manifestSha},
+                {"pairs", assembled.usablePairs},
+                {"measurement", tag}});
+
+  BaselineResult result;
+  result.commit = head;
+  result.shapes = rows;
+  for (auto& row : result.shapes) {
+    if (const auto* n = calibration.find(row.label)) row.deltaPct = 100.0 * n->delta;
+    row.verdict = "BASELINE";
+  }
+  result.aggregate = detail::aggregateRow(s, result.shapes, nullptr);
+  result.representativeShapes = representative;
+  for (const auto& e : frozen.entries()) result.frozen.push_back(e.name);
+  result.pairs = assembled.usablePairs;
+  result.benchmarkCsv = rp.benchmarkCsv.string();
+  result.summaryPath = rp.summary.string();
+  result.phase = s.state.phase;
+  return result;
+}
+
+}  // namespace kopt::campaign

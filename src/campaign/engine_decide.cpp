@@ -1,0 +1,253 @@
+// accept_or_revert: kopt applies the gate's verdict mechanically; the agent only supplies the
+// prose. ACCEPT commits exactly the declared files on the campaign branch (the best worktree
+// follows at the next measurement); ROLLBACK restores the last accepted tree for every file in
+// scope. Either way: kernel snapshot, summary.md, decision.json, trend row, optimize.md block.
+//
+// Crash safety: the whole decision (record, message, scope) is written into state.pending before
+// anything changes; each sub-step (snapshot, git) is marked done in it as it completes, and the
+// commit step recognises a commit it made before dying. completeDecision() therefore finishes an
+// interrupted decision exactly once, whenever the campaign is next opened.
+#include <algorithm>
+#include <system_error>
+
+#include "campaign/engine.h"
+#include "campaign/engine_record_json.h"
+#include "campaign/engine_steps.h"
+#include "campaign/engine_support.h"
+#include "campaign/lineage/git_process.h"
+#include "campaign/lineage/git_repo.h"
+#include "util/text.h"
+
+namespace kopt::campaign {
+
+namespace fs = std::filesystem;
+using detail::Session;
+using json = nlohmann::json;
+namespace ev = detail::ev;
+
+namespace detail {
+
+Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
+  if (!s.state.pending || s.state.pending->step != "decide") return toolFailure("no decision is pending");
+  json detail = s.state.pending->detail;
+  const int round = s.state.pending->round;
+  const bool accept = detail.value("accept", false);
+  const std::string lineageHead = detail.value("lineage_head", "");
+  const auto scope = detail.value("scope", std::vector<std::string>{});
+  const auto declared = detail.value("declared", std::vector<std::string>{});
+  records::RoundRecord record = roundRecordFromJson(detail["record"]);
+  const RoundPaths rp = s.paths.round(round);
+  lineage::GitRepo repo(s.repo);
+  AcceptOrRevertResult result;
+  result.round = round;
+  try {
+    // 1. Snapshot the candidate's kernel files (into a temp dir, then one rename).
+    if (!detail.value("snapshot_done", false)) {
+      const fs::path tmp = rp.dir / "kernel_snapshot.partial";
+      std::error_code ec;
+      fs::remove_all(tmp, ec);
+      repo.snapshotFiles(scope, tmp);
+      fs::remove_all(rp.kernelSnapshot, ec);
+      fs::create_directories(tmp, ec);
+      fs::rename(tmp, rp.kernelSnapshot);
+      detail["snapshot_done"] = true;
+      s.state.pending->detail = detail;
+      s.saveState();
+    }
+    // 2. Git: commit the declared files, or restore the last accepted tree.
+    if (!detail.value("git_done", false)) {
+      std::vector<std::string> restored;
+      for (const auto& c : repo.changedSince(lineageHead)) {
+        if (inAnyScope(c.path, scope)) restored.push_back(c.path);
+      }
+      if (accept) {
+        const std::string message = detail.value("message", "");
+        const std::string head = repo.headCommit();
+        std::string commit;
+        if (head == lineageHead) {
+          std::vector<std::string> paths;
+          for (const auto& p : restored) {
+            if (inAnyScope(p, declared)) paths.push_back(p);
+          }
+          if (paths.empty()) {
+            // A config-only round with no file change: an empty commit still marks the round.
+            auto out = lineage::runGit(s.repo, {"commit", "--allow-empty", "-q", "-m", message});
+            if (!out.ok()) throw std::runtime_error("git commit --allow-empty: " + out.err);
+            commit = repo.headCommit();
+          } else {
+            commit = repo.commitPaths(paths, message);
+          }
+        } else {
+          // Died after committing? Then HEAD is our commit on top of the round's head.
+          auto parent = lineage::runGit(s.repo, {"rev-parse", "HEAD^"});
+          auto subject = lineage::runGit(s.repo, {"log", "-1", "--format=%s", "HEAD"});
+          const std::string firstLine = message.substr(0, message.find('\n'));
+          if (parent.ok() && util::trim(parent.out) == lineageHead && util::trim(subject.out) == firstLine) {
+            commit = head;
+          } else {
+            return s.refuse(RefusalCode::HeadMoved,
+                            "git HEAD moved from the round's head " + lineageHead.substr(0, 12) + " to " +
+                                head.substr(0, 12) + " before kopt could commit round-" + std::to_string(round),
+                            "accept_or_revert, after `git reset --soft " + lineageHead.substr(0, 12) + "`");
+          }
+        }
+        detail["commit"] = commit;
+      } else {
+        repo.restorePaths(lineageHead, scope);
+        detail["commit"] = lineageHead;
+      }
+      detail["restored"] = restored;
+      detail["git_done"] = true;
+      s.state.pending->detail = detail;
+      s.saveState();
+    }
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("applying the decision failed: ") + e.what(), "",
+                       "fix the repository state; the next call finishes the decision");
+  }
+  record.commit = detail.value("commit", "");
+  const auto restored = detail.value("restored", std::vector<std::string>{});
+  s.record(ev::kRoundDecided, round,
+           json{{"status", records::toString(record.status)},
+                {"commit", record.commit},
+                {"record", roundRecordToJson(record)},
+                {"restored_files", restored}});
+  result.status = records::toString(record.status);
+  result.commit = record.commit;
+  if (!accept) result.restoredFiles = restored;
+  result.summaryPath = rp.summary.string();
+  result.consecutiveRollbacks = s.state.consecutiveRollbacks;
+  result.stagnationReviewRequired = s.state.consecutiveRollbacks >= 2;
+  if (result.stagnationReviewRequired) {
+    result.next.push_back({"termination_check", "two rollbacks in a row: a stagnation review (three new directions in "
+                                                "two or more categories) comes before the next round"});
+  } else {
+    result.next.push_back({"termination_check", "check T1-T4 before the next round"});
+    result.next.push_back({"begin_round", "the next hypothesis"});
+  }
+  result.phase = s.state.phase;
+  return result;
+}
+
+}  // namespace detail
+
+Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRevertRequest& q, const CallContext& ctx) {
+  auto opened = detail::openSession(options_, q.campaignDir, CampaignTool::AcceptOrRevert, detail::OpenMode::Mutate);
+  if (!opened.ok()) return errorOf<AcceptOrRevertResult>(opened);
+  Session& s = *opened.value();
+  // An accept_or_revert the last server did not finish is finished now (same decision, same prose).
+  if (s.state.pending && s.state.pending->step == "decide") return detail::completeDecision(s);
+  detail::recoverPending(s, ctx);
+  if (!allowedIn(CampaignTool::AcceptOrRevert, s.state.phase)) return detail::phaseRefusal(s);
+  const OpenRound open = *s.state.openRound;
+  const int round = open.number;
+  const LedgerEvent* validated = s.last(ev::kRoundValidated, round);
+  if (!validated) return s.refuse(RefusalCode::WrongPhase, "round " + std::to_string(round) + " has no verdict", "validate_round");
+  const std::string decision = validated->payload.value("decision", "ROLLBACK");
+  bool accept = decision == "ACCEPT" || decision == "ACCEPT_WITH_NOTE";
+  if (decision == "AUDIT") {
+    if (q.auditRejected) {
+      accept = false;
+    } else if (util::trim(q.auditConfirmedBy).empty()) {
+      Refusal r = s.refuse(RefusalCode::AuditRequired,
+                           "the verdict is AUDIT: the measured numbers are beyond speed of light or a >10x jump; a "
+                           "person must confirm them (audit_confirmed_by + audit_note) or reject them (audit_rejected: "
+                           "true) before kopt accepts anything",
+                           "accept_or_revert with audit_confirmed_by, or with audit_rejected: true");
+      for (const auto& f : validated->payload.value("flags", std::vector<std::string>{})) r.details.push_back(f);
+      r.field = "audit_confirmed_by";
+      return r;
+    } else {
+      accept = true;
+    }
+  }
+  // The prose kopt writes into the records.
+  if (util::trim(q.attribution).empty()) {
+    return toolFailure("is required: what caused the observed effect (or its absence)", "attribution",
+                       "pass attribution: a sentence or two");
+  }
+  if (util::trim(q.nextDirection).empty()) {
+    return toolFailure("is required: the direction of the next round", "next_direction", "pass next_direction");
+  }
+  if (!accept) {
+    if (util::trim(q.rootCause).empty()) {
+      return toolFailure("is required for a rollback: why the change did not work", "root_cause",
+                         "pass root_cause (the rollback analysis of the contract)");
+    }
+    if (util::trim(q.lesson).empty()) {
+      return toolFailure("is required for a rollback: what to remember", "lesson", "pass lesson");
+    }
+  }
+  const std::vector<std::string> scope = detail::kernelScope(s);
+  const std::string fingerprint = detail::treeFingerprint(s.repo, scope);
+  if (accept && fingerprint != validated->payload.value("fingerprint", "")) {
+    return s.refuse(RefusalCode::ChangedSinceValidate,
+                    "the kernel files changed after validate_round; kopt only commits what it measured",
+                    "validate_round (again, on the current files)");
+  }
+  records::RoundRecord record = detail::roundRecordFromJson(validated->payload["record"]);
+  const LedgerEvent* begun = s.last(ev::kRoundBegun, round);
+  records::Hypothesis h = detail::hypothesisFromJsonLenient(begun->payload["hypothesis"]);
+  record.hypothesis = h;
+  record.description = util::trim(q.description).empty() ? h.change : util::trim(q.description);
+  record.description = record.description.substr(0, record.description.find('\n'));
+  record.attribution = q.attribution;
+  record.nextDirection = q.nextDirection;
+  record.keyFinding = q.keyFinding.empty() ? record.description : q.keyFinding;
+  const bool note = decision == "ACCEPT_WITH_NOTE" || decision == "AUDIT";
+  record.status = accept ? (note ? records::RoundStatus::AcceptedWithNote : records::RoundStatus::Accepted)
+                         : records::RoundStatus::RolledBack;
+  if (decision == "AUDIT") {
+    record.decisionReason += accept ? "; audit confirmed by " + util::trim(q.auditConfirmedBy) +
+                                          (q.auditNote.empty() ? "" : " (" + q.auditNote + ")")
+                                    : "; audit rejected the flagged numbers";
+  }
+  if (!accept) {
+    records::RollbackAnalysis rb;
+    rb.change = h.change;
+    rb.expected = std::string(records::toString(h.expected.direction)) + " " + h.expected.metric + " by " +
+                  util::formatSignedPercent(h.expected.sizePct, 1);
+    rb.actual = record.aggregate.deltaVsBestPct ? util::formatSignedPercent(*record.aggregate.deltaVsBestPct) + " vs the best ("
+                                                  + record.gateVerdict + ")"
+                                                : record.gateVerdict;
+    rb.rootCause = q.rootCause;
+    rb.lesson = q.lesson;
+    record.rollback = rb;
+  }
+  records::TransferCheck t;
+  t.bucket = records::toString(h.bucket);
+  t.cacheKey = q.cacheKey.empty() ? "none" : q.cacheKey;
+  t.idAudit = q.idAudit;
+  t.hitRateTrace = q.hitRateTrace;
+  t.skewRobustness = q.skewRobustness;
+  t.benchmarkGain = record.aggregate.deltaVsBestPct ? util::formatSignedPercent(*record.aggregate.deltaVsBestPct) : "n/a";
+  t.estimatedRealGain = q.estimatedRealGain;
+  t.decision = q.transferDecision.empty() ? (accept ? (h.bucket == records::Rule11Bucket::W1 ? "ACCEPT-with-asterisk" : "ACCEPT-as-real")
+                                                    : "REJECT-as-overfit")
+                                          : q.transferDecision;
+  record.transfer = t;
+  record.lineageHead = open.lineageHead;
+
+  json detailJson{{"accept", accept},
+                  {"lineage_head", open.lineageHead},
+                  {"scope", scope},
+                  {"declared", open.declaredFiles},
+                  {"record", detail::roundRecordToJson(record)}};
+  if (accept) {
+    lineage::CommitMessageInput msg;
+    msg.op = s.manifest.targetOp;
+    msg.backend = toString(s.manifest.targetBackend);
+    msg.round = round;
+    msg.oneLine = record.description;
+    msg.hypothesis = h.statement;
+    msg.before = record.aggregate.bestValue.value_or(0.0);
+    msg.after = record.aggregate.value.value_or(0.0);
+    msg.unit = measureMetric(s.manifest).unit();
+    msg.campaignDir = s.paths.root.string();
+    detailJson["message"] = lineage::acceptedRoundMessage(msg);
+  }
+  s.beginStep(round, "decide", detailJson);
+  return detail::completeDecision(s);
+}
+
+}  // namespace kopt::campaign

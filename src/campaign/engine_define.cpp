@@ -1,0 +1,428 @@
+// DEFINE_TARGET -> PREPARE_ENVIRONMENT -> READ_HISTORICAL_TIPS: define_target, confirm_target,
+// prepare_environment, read_tips.
+#include <yaml-cpp/yaml.h>
+
+#include <sstream>
+#include <system_error>
+
+#include "campaign/campaign_name.h"
+#include "campaign/engine.h"
+#include "campaign/engine_session.h"
+#include "campaign/engine_steps.h"
+#include "campaign/engine_support.h"
+#include "campaign/lineage/git_repo.h"
+#include "campaign/path_guard.h"
+#include "campaign/tips_store.h"
+#include "util/atomic_file.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+namespace kopt::campaign {
+
+namespace fs = std::filesystem;
+using detail::Session;
+using json = nlohmann::json;
+namespace ev = detail::ev;
+
+CampaignEngine::CampaignEngine(EngineOptions options) : options_(std::move(options)) {
+  if (options_.workspaceRoot.empty()) options_.workspaceRoot = fs::current_path();
+  std::error_code ec;
+  options_.workspaceRoot = fs::weakly_canonical(options_.workspaceRoot, ec);
+  if (options_.defaultTipsRoot.empty()) options_.defaultTipsRoot = options_.workspaceRoot / ".kopt" / "tips";
+  if (!options_.seedSource) options_.seedSource = secretSeed;
+  if (!options_.clock) options_.clock = [] { return std::chrono::system_clock::now(); };
+}
+
+CampaignEngine::~CampaignEngine() = default;
+
+using detail::phaseRefusal;
+
+namespace {
+
+std::string summarize(const Manifest& m, const std::string& name, const fs::path& dir, const fs::path& repo) {
+  std::ostringstream o;
+  o << "Campaign " << name << "\n"
+    << "  repository:        " << repo.string() << "\n"
+    << "  campaign dir:      " << dir.string() << "\n"
+    << "  op / backend / gpu: " << m.targetOp << " / " << toString(m.targetBackend) << " / " << m.targetGpu << "\n"
+    << "  primary metric:    " << m.primaryMetric.column << "\n"
+    << "  kernel source:     " << util::join(m.kernelSource, ", ") << "\n"
+    << "  target shapes:     " << (m.targetShapes.all ? std::string("all") : util::join(m.targetShapes.labels, ", ")) << "\n"
+    << "  build command:     " << (m.buildCommand.empty() ? std::string("(none)") : m.buildCommand.text) << "\n"
+    << "  test command:      " << m.testCommand.text << "\n"
+    << "  benchmark command: " << m.benchmarkCommand.text << "\n"
+    << "  quick command:     " << m.quickCommand.text << "\n"
+    << "  performance target: " << (m.performanceTarget ? m.performanceTarget->text : std::string("(none)")) << "\n"
+    << "  max iterations:    " << (m.maxIterations ? std::to_string(*m.maxIterations) : std::string("(none)")) << "\n"
+    << "  git branch:        "
+    << (m.gitBranch.kind == GitBranch::Kind::None ? std::string("none (work on the current branch)")
+                                                 : effectiveBranch(m, name).value_or("")) << "\n"
+    << "  gate:              " << m.gate.pairs << " interleaved pairs (up to " << m.gate.maxPairs
+    << "), regression tolerance " << m.gate.regressionPct << "%\n";
+  return o.str();
+}
+
+// Builds the manifest YAML from the request: the YAML source first, then each field given.
+std::variant<std::string, ToolFailure> manifestYamlFrom(const DefineTargetRequest& q, const fs::path& repo,
+                                                        const EngineOptions& options, const std::string& now) {
+  YAML::Node node;
+  try {
+    std::string source = q.manifestYaml;
+    if (!q.manifestPath.empty()) {
+      // A manifest file inside the repository (or the workspace).
+      auto inRepo = resolveInside(repo, q.manifestPath, "manifest_path", PathGuardOptions{true, false, "the repository"});
+      fs::path file;
+      if (auto* p = std::get_if<fs::path>(&inRepo)) {
+        file = *p;
+      } else {
+        auto inWs = resolveInside(options.workspaceRoot, q.manifestPath, "manifest_path",
+                                  PathGuardOptions{true, false, "the workspace"});
+        if (auto* p2 = std::get_if<fs::path>(&inWs)) file = *p2;
+        else return toolFailure(std::get<PathRefusal>(inWs).message, "manifest_path", "name a manifest YAML file inside the repository or the workspace");
+      }
+      source = util::readFile(file);
+    }
+    node = source.empty() ? YAML::Node(YAML::NodeType::Map) : YAML::Load(source);
+    if (!node.IsMap()) return toolFailure("the manifest YAML is not a mapping of field: value", q.manifestPath.empty() ? "manifest_yaml" : "manifest_path", "write one 'field: value' per line");
+  } catch (const YAML::Exception& e) {
+    return toolFailure(std::string("the manifest YAML does not parse: ") + e.what(),
+                       q.manifestPath.empty() ? "manifest_yaml" : "manifest_path", "fix the YAML syntax");
+  } catch (const std::exception& e) {
+    return toolFailure(e.what(), "manifest_path", "name a readable manifest file");
+  }
+  auto set = [&](const char* key, const std::optional<std::string>& v) {
+    if (v) node[key] = *v;
+  };
+  set("target_op", q.targetOp);
+  set("target_backend", q.targetBackend);
+  set("target_gpu", q.targetGpu);
+  set("primary_metric", q.primaryMetric);
+  set("test_command", q.testCommand);
+  set("benchmark_command", q.benchmarkCommand);
+  set("quick_command", q.quickCommand);
+  set("build_command", q.buildCommand);
+  set("profile_command", q.profileCommand);
+  set("performance_target", q.performanceTarget);
+  set("execution_mode", q.executionMode);
+  set("git_branch", q.gitBranch);
+  set("base_branch", q.baseBranch);
+  set("max_duration", q.maxDuration);
+  set("project_skill", q.projectSkill);
+  set("created", q.created);
+  set("schema", q.schema);
+  set("tips_root", q.tipsRoot);
+  if (q.kernelSource) node["kernel_source"] = *q.kernelSource;
+  if (q.targetShapes) {
+    if (q.targetShapes->size() == 1 && util::toLower((*q.targetShapes)[0]) == "all") node["target_shapes"] = "all";
+    else node["target_shapes"] = *q.targetShapes;
+  }
+  if (q.maxIterations) node["max_iterations"] = *q.maxIterations;
+  if (q.gitCommit) node["git_commit"] = *q.gitCommit;
+  if (!node["created"] || node["created"].IsNull()) node["created"] = now;
+  // Representative shapes are chosen at BASELINE unless the user names them.
+  YAML::Emitter out;
+  out << node;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace
+
+Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetRequest& q) {
+  auto repoPath = detail::resolveWorkspacePath(options_, q.repoPath, "repo_path", true);
+  if (!repoPath.ok()) {
+    if (repoPath.refused()) {
+      Refusal r = repoPath.refusal();
+      r.tool = "define_target";
+      return r;
+    }
+    return repoPath.failure();
+  }
+  if (!lineage::GitRepo::isRepo(repoPath.value())) {
+    return toolFailure(repoPath.value().string() + " is not a git repository", "repo_path",
+                       "pass the repository that holds the kernel (git init && git commit first)");
+  }
+  fs::path top;
+  try {
+    lineage::GitRepo repo(repoPath.value());
+    top = repo.topLevel();
+    repo.headCommit();
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("the repository has no usable HEAD commit: ") + e.what(), "repo_path",
+                       "commit the kernel once before starting a campaign");
+  }
+  const std::string now = util::formatManifestCreated(options_.clock());
+  auto yaml = manifestYamlFrom(q, top, options_, now);
+  if (auto* f = std::get_if<ToolFailure>(&yaml)) return *f;
+  auto parsed = parseManifest(std::get<std::string>(yaml));
+  if (auto* errors = std::get_if<std::vector<FieldError>>(&parsed)) {
+    Refusal r;
+    r.code = RefusalCode::InvalidManifest;
+    r.tool = "define_target";
+    r.why = "the manifest has " + std::to_string(errors->size()) + " problem(s); nothing was written";
+    r.phaseNow = std::nullopt;
+    r.field = errors->empty() ? "" : errors->front().field;
+    for (const auto& e : *errors) r.details.push_back(toString(e));
+    r.toolToCall = "define_target (with the fields fixed)";
+    return r;
+  }
+  Manifest manifest = std::get<Manifest>(std::move(parsed));
+  // Kernel sources must be files inside the repository.
+  for (std::size_t i = 0; i < manifest.kernelSource.size(); ++i) {
+    const std::string arg = "kernel_source[" + std::to_string(i) + "]";
+    auto rel = relativeInside(top, manifest.kernelSource[i], arg, PathGuardOptions{true, false, "the repository"});
+    if (auto* refusal = std::get_if<PathRefusal>(&rel)) {
+      Refusal r;
+      r.code = RefusalCode::PathOutside;
+      r.tool = "define_target";
+      r.why = refusal->message;
+      r.field = arg;
+      r.toolToCall = "define_target (kernel_source as paths inside the repository)";
+      return r;
+    }
+    manifest.kernelSource[i] = std::get<std::string>(rel);
+  }
+  const std::string name = campaignName(manifest);
+  fs::path dir;
+  if (q.campaignDir.empty()) {
+    dir = defaultCampaignDir(top, name);
+  } else {
+    auto d = detail::resolveWorkspacePath(options_, q.campaignDir, "campaign_dir", false);
+    if (!d.ok()) {
+      if (d.refused()) {
+        Refusal r = d.refusal();
+        r.tool = "define_target";
+        return r;
+      }
+      return d.failure();
+    }
+    dir = d.value();
+  }
+  DefineTargetResult result;
+  std::unique_ptr<Session> session;
+  std::error_code ec;
+  if (fs::exists(CampaignPaths(dir).ledger, ec)) {
+    auto opened = detail::openSession(options_, dir.string(), CampaignTool::DefineTarget, detail::OpenMode::Mutate);
+    if (!opened.ok()) {
+      // A campaign whose manifest.yaml was edited in DEFINE_TARGET may be redefined.
+      if (!(opened.refused() && opened.refusal().code == RefusalCode::RecordTampered)) {
+        if (opened.refused()) return opened.refusal();
+        return opened.failure();
+      }
+      Ledger ledger(CampaignPaths(dir).ledger);
+      if (detail::foldLedger(ledger.readAll()).phase != Phase::DefineTarget) return opened.refusal();
+      session = std::make_unique<Session>();
+      session->options = &options_;
+      session->paths = CampaignPaths(dir);
+      session->lock = util::FileLock::tryAcquire(session->paths.lock);
+      if (!session->lock) return opened.refusal();
+      session->ledger = std::make_unique<Ledger>(session->paths.ledger);
+      session->events = session->ledger->readAll();
+      session->state = detail::foldLedger(session->events);
+    } else {
+      session = std::move(opened.value());
+    }
+    if (session->state.phase != Phase::DefineTarget) {
+      Refusal r = session->refuse(RefusalCode::WrongPhase,
+                                  "a campaign already exists at " + dir.string() + " and its target was confirmed; a "
+                                  "confirmed target cannot be redefined",
+                                  "campaign_status");
+      return r;
+    }
+    result.redefined = true;
+  } else {
+    session = std::make_unique<Session>();
+    session->options = &options_;
+    session->paths = CampaignPaths(dir);
+    try {
+      session->paths.createLayout();
+    } catch (const std::exception& e) {
+      return toolFailure(std::string("cannot create the campaign directory: ") + e.what(), "campaign_dir",
+                         "choose a writable directory");
+    }
+    session->lock = util::FileLock::tryAcquire(session->paths.lock);
+    if (!session->lock) {
+      Refusal r;
+      r.code = RefusalCode::Busy;
+      r.tool = "define_target";
+      r.why = "another call is creating this campaign";
+      return r;
+    }
+    session->ledger = std::make_unique<Ledger>(session->paths.ledger);
+  }
+  session->tool = CampaignTool::DefineTarget;
+  session->name = name;
+  session->repo = top;
+  session->manifest = manifest;
+  const std::string text = toYaml(manifest);
+  try {
+    // .kopt/ never enters the user's history.
+    lineage::GitRepo(top).addExclude(".kopt/");
+    session->paths.createLayout();
+    util::writeFileAtomic(session->paths.manifest, text);
+    session->manifestSha = util::sha256Hex(text);
+    session->record(ev::kTargetDefined, std::nullopt,
+                    json{{"campaign", name},
+                         {"repo", top.string()},
+                         {"campaign_dir", dir.string()},
+                         {"manifest_sha256", session->manifestSha},
+                         {"redefined", result.redefined}});
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("cannot write the campaign: ") + e.what());
+  }
+  result.campaignName = name;
+  result.campaignDir = dir.string();
+  result.repo = top.string();
+  result.manifestYaml = text;
+  result.summary = summarize(manifest, name, dir, top);
+  if (manifest.buildCommand.empty() && isCompiled(manifest.targetBackend)) {
+    result.warnings.push_back("target_backend " + std::string(toString(manifest.targetBackend)) +
+                              " is compiled but build_command is empty: kopt will not rebuild after a change");
+  }
+  result.phase = Phase::DefineTarget;
+  return result;
+}
+
+Outcome<TargetSummary> CampaignEngine::targetSummary(const std::string& campaignDir) {
+  auto opened = detail::openSession(options_, campaignDir, CampaignTool::ConfirmTarget, detail::OpenMode::Query,
+                                    "confirm_target");
+  if (!opened.ok()) {
+    if (opened.refused()) return opened.refusal();
+    return opened.failure();
+  }
+  const Session& s = *opened.value();
+  TargetSummary t;
+  t.campaignName = s.name;
+  t.manifestYaml = util::readFile(s.paths.manifest);
+  t.summary = summarize(s.manifest, s.name, s.paths.root, s.repo);
+  t.phase = s.state.phase;
+  return t;
+}
+
+Outcome<ConfirmTargetResult> CampaignEngine::confirmTarget(const ConfirmTargetRequest& q) {
+  auto opened = detail::openSession(options_, q.campaignDir, CampaignTool::ConfirmTarget, detail::OpenMode::Mutate);
+  if (!opened.ok()) {
+    if (opened.refused()) return opened.refusal();
+    return opened.failure();
+  }
+  Session& s = *opened.value();
+  if (!allowedIn(CampaignTool::ConfirmTarget, s.state.phase)) return phaseRefusal(s);
+  if (!q.confirm) {
+    Refusal r = s.refuse(RefusalCode::NotConfirmed,
+                         "the target was not confirmed" + (q.method == "elicitation" ? std::string(" by the user") : std::string()) +
+                             "; nothing changes on disk until it is",
+                         "define_target (to change the target), or confirm_target with confirm: true");
+    r.field = "confirm";
+    return r;
+  }
+  const std::string by = util::trim(q.confirmedBy);
+  if (by.empty()) {
+    return toolFailure("is required: kopt records who confirmed the target", "confirmed_by",
+                       "pass the name of the person who confirmed it");
+  }
+  s.record(ev::kTargetConfirmed, std::nullopt,
+           json{{"confirmed_by", by}, {"method", q.method.empty() ? "argument" : q.method}, {"manifest_sha256", s.manifestSha}});
+  ConfirmTargetResult r;
+  r.confirmedBy = by;
+  r.method = q.method.empty() ? "argument" : q.method;
+  r.manifestSha256 = s.manifestSha;
+  r.phase = s.state.phase;
+  return r;
+}
+
+namespace {
+
+// The quick harness template, with its placeholders filled.
+std::string fillHarness(std::string text, const Manifest& m) {
+  const std::string backend = toString(m.targetBackend);
+  for (const char* p : {"{{TARGET_BACKEND}}", "__TARGET_BACKEND__", "${TARGET_BACKEND}"}) text = util::replaceAll(text, p, backend);
+  for (const char* p : {"{{TARGET_OP}}", "__TARGET_OP__", "${TARGET_OP}"}) text = util::replaceAll(text, p, m.targetOp);
+  for (const char* p : {"{{TARGET_GPU}}", "__TARGET_GPU__", "${TARGET_GPU}"}) text = util::replaceAll(text, p, m.targetGpu);
+  return text;
+}
+
+}  // namespace
+
+Outcome<PrepareEnvironmentResult> CampaignEngine::prepareEnvironment(const std::string& campaignDir) {
+  auto opened = detail::openSession(options_, campaignDir, CampaignTool::PrepareEnvironment, detail::OpenMode::Mutate);
+  if (!opened.ok()) {
+    if (opened.refused()) return opened.refusal();
+    return opened.failure();
+  }
+  Session& s = *opened.value();
+  if (!allowedIn(CampaignTool::PrepareEnvironment, s.state.phase)) return phaseRefusal(s);
+  if (!s.manifest.gitCommit) {
+    return toolFailure("git_commit: false is not supported: kopt's lineage (the best-build worktree, exact "
+                       "rollbacks) is a commit per accepted round",
+                       "git_commit", "define_target with git_commit: true (the campaign branch keeps your branch clean)");
+  }
+  PrepareEnvironmentResult result;
+  try {
+    lineage::GitRepo repo(s.repo);
+    result.baseCommit = repo.headCommit();
+    result.branch = effectiveBranch(s.manifest, s.name);
+    if (result.branch) repo.createAndCheckoutBranch(*result.branch);
+    repo.addExclude(".kopt/");
+    s.paths.createLayout();
+    const std::string& quick = s.manifest.quickCommand.text;
+    if (quick.find("quick_test_bench.py") != std::string::npos && !options_.harnessTemplateDir.empty()) {
+      const fs::path tpl = options_.harnessTemplateDir / "quick_test_bench.py";
+      std::error_code ec;
+      if (fs::is_regular_file(tpl, ec)) {
+        util::writeFileAtomic(s.paths.quickHarness, fillHarness(util::readFile(tpl), s.manifest));
+        result.harnessCopied = true;
+        result.harnessPath = s.paths.quickHarness.string();
+      }
+    }
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("cannot prepare the environment: ") + e.what(), "",
+                       "make sure the repository is not mid-merge and the branch can be checked out");
+  }
+  json branch = result.branch ? json(*result.branch) : json(nullptr);
+  s.record(ev::kEnvironmentPrepared, std::nullopt,
+           json{{"branch", branch},
+                {"base_commit", result.baseCommit},
+                {"manifest_sha256", s.manifestSha},
+                {"harness", result.harnessCopied ? json(result.harnessPath) : json(nullptr)}});
+  result.campaignDir = s.paths.root.string();
+  result.manifestSha256 = s.manifestSha;
+  result.phase = s.state.phase;
+  return result;
+}
+
+namespace {
+
+fs::path tipsRootFor(const EngineOptions& options, const Manifest& m) {
+  if (m.tipsRoot.empty()) return options.defaultTipsRoot;
+  fs::path p(m.tipsRoot);
+  return p.is_absolute() ? p : options.workspaceRoot / p;
+}
+
+}  // namespace
+
+Outcome<ReadTipsResult> CampaignEngine::readTips(const std::string& campaignDir) {
+  auto opened = detail::openSession(options_, campaignDir, CampaignTool::ReadTips, detail::OpenMode::Mutate);
+  if (!opened.ok()) {
+    if (opened.refused()) return opened.refusal();
+    return opened.failure();
+  }
+  Session& s = *opened.value();
+  if (!allowedIn(CampaignTool::ReadTips, s.state.phase)) return phaseRefusal(s);
+  TipsStore store(tipsRootFor(options_, s.manifest));
+  TipKey key{s.manifest.targetGpu, s.manifest.targetOp, backendLower(s.manifest.targetBackend)};
+  ReadTipsResult result;
+  try {
+    TipsQuery found = store.query(key);
+    result.path = found.path.string();
+    result.exists = found.fileExists;
+    result.count = static_cast<int>(found.items.size());
+    for (const auto& item : found.items) result.headings.push_back(item.heading);
+    result.text = store.read(key).value_or("");
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("cannot read the tips: ") + e.what());
+  }
+  s.record(ev::kTipsRead, std::nullopt, json{{"path", result.path}, {"exists", result.exists}, {"count", result.count}});
+  result.phase = s.state.phase;
+  return result;
+}
+
+}  // namespace kopt::campaign

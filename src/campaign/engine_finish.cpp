@@ -1,0 +1,435 @@
+// The end of a campaign: termination_check (T1-T4, the stagnation review), final_acceptance (the
+// best build against the baseline build on all target shapes, interleaved, plus the full tests)
+// and report (report.md + charts through the report renderer, the Final Report section of
+// optimize.md).
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <system_error>
+
+#include "campaign/engine.h"
+#include "campaign/engine_record_json.h"
+#include "campaign/engine_steps.h"
+#include "campaign/engine_support.h"
+#include "campaign/lineage/git_repo.h"
+#include "campaign/report/report_files.h"
+#include "device/peak_table.h"
+#include "util/atomic_file.h"
+#include "util/text.h"
+
+namespace kopt::campaign {
+
+namespace fs = std::filesystem;
+using detail::Session;
+using json = nlohmann::json;
+namespace ev = detail::ev;
+
+namespace {
+
+constexpr double kAcceptableFractionOfPeak = 0.80;  // T2
+
+std::optional<double> bestAggregate(const Session& s) {
+  if (auto r = detail::roundRecord(s, s.state.bestRound.value_or(1))) return r->aggregate.value;
+  return std::nullopt;
+}
+
+std::optional<double> peakOf(const Manifest& m) {
+  const auto lookup = device::lookupPeak("", m.targetGpu);
+  if (!lookup.entry) return std::nullopt;
+  const std::string unit = measureMetric(m).unit();
+  if (unit == "TFLOPS") {
+    if (util::containsIgnoreCase(m.targetOp, "fp8") && lookup.entry->fp8DenseTflops) return lookup.entry->fp8DenseTflops;
+    return lookup.entry->bf16DenseTflops;
+  }
+  if (unit == "GB/s") return lookup.entry->hbmGBps;
+  return std::nullopt;
+}
+
+bool compare(double v, const std::string& op, double target) {
+  if (op == ">=") return v >= target;
+  if (op == "<") return v < target;
+  if (op == "<=") return v <= target;
+  return v > target;
+}
+
+}  // namespace
+
+Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationRequest& q) {
+  CallContext ctx;
+  auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::TerminationCheck, ctx);
+  if (!opened.ok()) return errorOf<TerminationResult>(opened);
+  Session& s = *opened.value();
+  const Manifest& m = s.manifest;
+  TerminationResult result;
+  const auto best = bestAggregate(s);
+  const std::string unit = measureMetric(m).unit();
+  {
+    TerminationResult::Condition c{"T1", false, ""};
+    if (!m.performanceTarget) {
+      c.detail = "no performance_target set";
+    } else if (!best) {
+      c.detail = "no measured best yet";
+    } else if (!m.performanceTarget->unit.empty() && util::toLower(m.performanceTarget->unit) != util::toLower(unit)) {
+      c.detail = "target is in " + m.performanceTarget->unit + " but the primary metric is in " + unit;
+    } else {
+      c.met = compare(*best, m.performanceTarget->comparison, m.performanceTarget->value);
+      c.detail = "best " + std::to_string(*best) + " " + unit + " vs target " + m.performanceTarget->text;
+    }
+    result.conditions.push_back(c);
+  }
+  {
+    TerminationResult::Condition c{"T2", false, ""};
+    const auto peak = peakOf(m);
+    if (!peak || !(*peak > 0)) {
+      c.detail = "no hardware peak known for " + m.targetGpu;
+    } else if (!best) {
+      c.detail = "no measured best yet";
+    } else {
+      const double fraction = *best / *peak;
+      c.met = fraction >= kAcceptableFractionOfPeak;
+      c.detail = "best is " + util::formatSignedPercent(100.0 * fraction, 1).substr(1) + " of the " +
+                 std::to_string(static_cast<long long>(*peak)) + " " + unit + " peak (stop at " +
+                 std::to_string(static_cast<int>(100 * kAcceptableFractionOfPeak)) + "%)";
+    }
+    result.conditions.push_back(c);
+  }
+  {
+    TerminationResult::Condition c{"T3", false, ""};
+    const int attempts = s.state.lastRound - 1;
+    if (m.maxIterations) {
+      c.met = attempts >= *m.maxIterations;
+      c.detail = std::to_string(attempts) + " of max_iterations " + std::to_string(*m.maxIterations) + " rounds used";
+    } else {
+      c.detail = std::to_string(attempts) + " rounds used; no max_iterations";
+    }
+    result.conditions.push_back(c);
+  }
+  result.conditions.push_back({"T4", q.userStop, q.userStop ? "the user asked to stop" : "no stop request"});
+  result.stop = std::any_of(result.conditions.begin(), result.conditions.end(), [](const auto& c) { return c.met; });
+
+  // Stagnation review: after two rollbacks in a row, three new directions in >= 2 categories.
+  json directions = json::array();
+  std::set<std::string> categories;
+  for (std::size_t i = 0; i < q.directions.size(); ++i) {
+    const std::string& d = q.directions[i];
+    const auto colon = d.find(':');
+    if (colon == std::string::npos || util::trim(d.substr(0, colon)).empty() || util::trim(d.substr(colon + 1)).empty()) {
+      return toolFailure("directions[" + std::to_string(i) + "] = '" + d + "' is not 'category: direction'",
+                         "directions", "write each as 'category: direction', e.g. 'tiling: try 128x64 tiles'");
+    }
+    const std::string cat = util::toLower(util::trim(d.substr(0, colon)));
+    categories.insert(cat);
+    directions.push_back({{"category", cat}, {"text", util::trim(d.substr(colon + 1))}});
+  }
+  result.stagnationReviewRequired = s.state.consecutiveRollbacks >= 2;
+  if (result.stagnationReviewRequired && !result.stop) {
+    if (q.directions.size() < 3 || categories.size() < 2) {
+      return toolFailure(std::to_string(s.state.consecutiveRollbacks) +
+                             " rollbacks in a row: the stagnation review needs at least three new directions in at "
+                             "least two categories (got " + std::to_string(q.directions.size()) + " in " +
+                             std::to_string(categories.size()) + ")",
+                         "directions", "pass directions: ['tiling: ...', 'memory: ...', 'tiling: ...']");
+    }
+    result.stagnationReviewDone = true;
+  }
+  std::string decision = "continue";
+  for (const auto& c : result.conditions) {
+    if (c.met) {
+      decision = "stop: " + c.id + " (" + c.detail + ")";
+      break;
+    }
+  }
+  result.decision = decision;
+  json conditions = json::array();
+  for (const auto& c : result.conditions) conditions.push_back({{"id", c.id}, {"met", c.met}, {"detail", c.detail}});
+  s.record(ev::kTerminationChecked, std::nullopt,
+           json{{"after_round", s.state.lastRound},
+                {"conditions", conditions},
+                {"stop", result.stop},
+                {"decision", decision},
+                {"stagnation_review", result.stagnationReviewDone},
+                {"directions", directions}});
+  if (result.stop) result.next.push_back({"final_acceptance", "full bench of the best against the baseline + full tests"});
+  else result.next.push_back({"begin_round", "the next hypothesis"});
+  result.phase = s.state.phase;
+  return result;
+}
+
+Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAcceptanceRequest& q, const CallContext& ctx) {
+  auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::FinalAcceptance, ctx);
+  if (!opened.ok()) return errorOf<FinalAcceptanceResult>(opened);
+  Session& s = *opened.value();
+  const Manifest& m = s.manifest;
+  // Rule 10: no premature termination.
+  const LedgerEvent* term = nullptr;
+  for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
+    if (it->type == ev::kTerminationChecked) {
+      term = &*it;
+      break;
+    }
+    if (it->type == ev::kRoundDecided || it->type == ev::kBaselineRecorded) break;
+  }
+  if (!term || !term->payload.value("stop", false)) {
+    return s.refuse(RefusalCode::TerminationNotChecked,
+                    "no termination_check since the last round decided to stop (T1-T4); the loop does not end early",
+                    "termination_check (user_stop: true if the user wants to stop)");
+  }
+  lineage::GitRepo repo(s.repo);
+  try {
+    std::vector<std::string> dirty;
+    for (const auto& c : repo.changedSince(s.state.bestCommit)) {
+      if (detail::inAnyScope(c.path, m.kernelSource)) dirty.push_back(c.path);
+    }
+    if (!dirty.empty()) {
+      Refusal r = s.refuse(RefusalCode::UndeclaredFiles,
+                           "the kernel files differ from the last accepted commit; final acceptance measures the best",
+                           "final_acceptance, after discarding those changes");
+      r.details = dirty;
+      return r;
+    }
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("git: ") + e.what());
+  }
+  const fs::path dir = s.paths.finalDir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string tag = "final";
+  s.beginStep(s.state.lastRound, "final", json{{"tag", tag}, {"artifacts", dir.string()}});
+  auto executor = detail::makeExecutorFor(options_, m);
+  const int pairs = q.pairs > 0 ? q.pairs : std::max(5, m.gate.pairs);
+  const double total = 2.0 + 2.0 * pairs;
+  FinalAcceptanceResult result;
+  result.bestCommit = s.state.bestCommit;
+  result.baselineCommit = s.state.baselineCommit;
+  if (!m.buildCommand.empty()) {
+    auto r = detail::runLogged(*executor, m.buildCommand, s.placeholders(s.repo), s.repo, dir / "build.log",
+                               m.timeouts.buildSeconds, m.timeouts.hangSeconds, ctx, "build", 0, total);
+    if (!r.ok()) {
+      s.clearStep();
+      return toolFailure("the best build does not build: " + detail::describe(r), "", "see " + (dir / "build.log").string());
+    }
+  }
+  auto t = detail::runLogged(*executor, m.testCommand, s.placeholders(s.repo), s.repo, dir / "test.log",
+                             m.timeouts.testSeconds, m.timeouts.hangSeconds, ctx, "full tests", 1, total);
+  result.testsOk = t.ok();
+  result.testLog = (dir / "test.log").string();
+  const fs::path baselineTree = s.paths.worktreesDir / "baseline";
+  if (auto err = detail::ensureWorktreeBuilt(s, *executor, baselineTree, s.state.baselineCommit, dir / "baseline_build.log", ctx);
+      !err.empty()) {
+    s.clearStep();
+    return toolFailure(err);
+  }
+  MeasurementPlan plan = detail::planFor(s, true, baselineTree, dir / "runs", tag);
+  MeasurementRunner runner(*executor, options_.seedSource);
+  auto runs = runner.run(plan, 0, pairs, ctx, 2, total);
+  if (ctx.cancel.cancelled()) {
+    detail::discardMeasurement(dir, tag);
+    s.clearStep();
+    return toolFailure("final_acceptance was cancelled; nothing was recorded");
+  }
+  detail::writeMeasurementIndex(dir / ("measurement-" + tag + ".json"), tag, "", true, runs);
+  AssembledRuns assembled = assemble(runs, detail::frozenHeader(s), detail::expectedLabels(s, true));
+  measure::GateInput input;
+  input.bestPassLabels = assembled.bestPassLabels;
+  input.candidateChecks = assembled.candidateChecks;
+  input.runs = assembled.runs;
+  input.calibration = detail::calibrationOf(s);
+  const measure::GateResult gate = measure::evaluateGate(input, gatePolicyFor(m));
+  result.pairs = assembled.usablePairs;
+  result.shapes = detail::shapeRows(assembled, runs, &gate);
+  result.aggregate = detail::aggregateRow(s, result.shapes, &gate);
+  if (!runs.empty() && runs.front().candidate.table) {
+    util::writeFileAtomic(dir / "benchmark.csv", util::readFile(runs.front().candidate.csv));
+  }
+  json shapes = json::array();
+  for (const auto& r : result.shapes) {
+    shapes.push_back({{"label", r.label},
+                      {"check", r.check},
+                      {"value", r.candidate ? json(*r.candidate) : json(nullptr)},
+                      {"baseline", r.best ? json(*r.best) : json(nullptr)},
+                      {"ratio", r.ratio ? json(*r.ratio) : json(nullptr)},
+                      {"verdict", r.verdict}});
+  }
+  s.record(ev::kFinalAcceptance, std::nullopt,
+           json{{"tests_ok", result.testsOk},
+                {"tests", detail::describe(t)},
+                {"pairs", result.pairs},
+                {"shapes", shapes},
+                {"aggregate", result.aggregate.candidate ? json(*result.aggregate.candidate) : json(nullptr)},
+                {"ratio_vs_baseline", result.aggregate.ratio ? json(*result.aggregate.ratio) : json(nullptr)},
+                {"best_commit", result.bestCommit},
+                {"baseline_commit", result.baselineCommit},
+                {"problems", assembled.problems}});
+  result.phase = s.state.phase;
+  return result;
+}
+
+namespace {
+
+report::RoundStatus reportStatus(records::RoundStatus s) {
+  switch (s) {
+    case records::RoundStatus::Baseline: return report::RoundStatus::Baseline;
+    case records::RoundStatus::Accepted: return report::RoundStatus::Accepted;
+    case records::RoundStatus::AcceptedWithNote: return report::RoundStatus::AcceptedWithNote;
+    case records::RoundStatus::RolledBack: return report::RoundStatus::RolledBack;
+  }
+  return report::RoundStatus::RolledBack;
+}
+
+report::ShapeVerdict reportVerdict(const std::string& v, const std::string& check) {
+  if (!check.empty() && check != "PASS") return report::ShapeVerdict::Fail;
+  if (v == "IMPROVED") return report::ShapeVerdict::Improved;
+  if (v == "SAME") return report::ShapeVerdict::Same;
+  if (v == "REGRESSED") return report::ShapeVerdict::Regressed;
+  if (v == "INCONCLUSIVE") return report::ShapeVerdict::Inconclusive;
+  if (v == "FAIL") return report::ShapeVerdict::Fail;
+  return report::ShapeVerdict::NotMeasured;
+}
+
+report::Rule11Bucket reportBucket(records::Rule11Bucket b) {
+  switch (b) {
+    case records::Rule11Bucket::K1: return report::Rule11Bucket::K1;
+    case records::Rule11Bucket::K2: return report::Rule11Bucket::K2;
+    case records::Rule11Bucket::K3: return report::Rule11Bucket::K3;
+    case records::Rule11Bucket::K4: return report::Rule11Bucket::K4;
+    case records::Rule11Bucket::W1: return report::Rule11Bucket::W1;
+    case records::Rule11Bucket::W2: return report::Rule11Bucket::W2;
+    case records::Rule11Bucket::W3: return report::Rule11Bucket::W3;
+  }
+  return report::Rule11Bucket::None;
+}
+
+report::TransferDecision reportTransfer(const std::string& d) {
+  if (d == "ACCEPT-as-real") return report::TransferDecision::AcceptAsReal;
+  if (d == "ACCEPT-with-asterisk") return report::TransferDecision::AcceptWithAsterisk;
+  if (d == "REJECT-as-overfit") return report::TransferDecision::RejectAsOverfit;
+  return report::TransferDecision::None;
+}
+
+double nanIfMissing(const std::optional<double>& v) { return v ? *v : report::kNaN; }
+
+}  // namespace
+
+Outcome<ReportResult> CampaignEngine::report(const std::string& campaignDir) {
+  CallContext ctx;
+  auto opened = detail::openForTool(options_, campaignDir, CampaignTool::Report, ctx);
+  if (!opened.ok()) return errorOf<ReportResult>(opened);
+  Session& s = *opened.value();
+  const Manifest& m = s.manifest;
+  const auto metric = measureMetric(m);
+  report::CampaignHistory h;
+  h.campaignName = s.name;
+  h.op = m.targetOp;
+  h.backend = toString(m.targetBackend);
+  h.gpu = m.targetGpu;
+  h.metricName = metric.name();
+  h.metricUnit = metric.unit();
+  h.devicePeak = peakOf(m);
+  h.generatedAt = s.now();
+  std::optional<records::RoundRecord> baseline = detail::roundRecord(s, 1);
+  std::map<std::string, double> baseValue;
+  if (baseline) {
+    for (const auto& sh : baseline->results) {
+      if (sh.primaryValue) baseValue[sh.label] = *sh.primaryValue;
+    }
+  }
+  std::vector<std::string> effective, ineffective, nextSteps;
+  int accepted = 0, rolledBack = 0;
+  for (const auto& e : s.events) {
+    if (e.type != ev::kBaselineRecorded && e.type != ev::kRoundDecided) continue;
+    const records::RoundRecord r = detail::roundRecordFromJson(e.payload["record"]);
+    report::RoundRecord out;
+    out.number = r.number;
+    out.status = reportStatus(r.status);
+    out.description = r.description;
+    out.aggregate = nanIfMissing(r.aggregate.value);
+    if (out.aggregate == 0.0) out.aggregate = report::kNaN;
+    for (const auto& sh : r.results) {
+      report::ShapeResult rs;
+      rs.label = sh.label;
+      rs.value = nanIfMissing(sh.primaryValue);
+      auto b = baseValue.find(sh.label);
+      if (b != baseValue.end() && sh.primaryValue && b->second > 0 && sh.check == "PASS") rs.speedupVsBaseline = *sh.primaryValue / b->second;
+      rs.verdict = r.status == records::RoundStatus::Baseline ? report::ShapeVerdict::Same : reportVerdict(sh.verdict, sh.check);
+      out.shapes.push_back(rs);
+    }
+    out.decisionReason = r.decisionReason;
+    if (r.hypothesis) {
+      out.bucket = reportBucket(r.hypothesis->bucket);
+      report::Prediction p;
+      p.metric = r.hypothesis->expected.metric;
+      p.expectImprovement = r.hypothesis->expected.direction == records::EffectDirection::Increase;
+      p.expectedPct = r.hypothesis->expected.sizePct;
+      out.prediction = p;
+    }
+    out.observedPct = nanIfMissing(r.aggregate.deltaVsBestPct);
+    if (r.transfer) {
+      report::TransferCheck t;
+      t.bucket = out.bucket;
+      t.decision = reportTransfer(r.transfer->decision);
+      t.note = r.transfer->estimatedRealGain;
+      out.transfer = t;
+    }
+    h.rounds.push_back(out);
+    if (r.status == records::RoundStatus::Accepted || r.status == records::RoundStatus::AcceptedWithNote) {
+      ++accepted;
+      effective.push_back("round-" + std::to_string(r.number) + ": " + r.description);
+    } else if (r.status == records::RoundStatus::RolledBack) {
+      ++rolledBack;
+      ineffective.push_back("round-" + std::to_string(r.number) + ": " + r.description + " (" + r.decisionReason + ")");
+    }
+    if (!r.nextDirection.empty() && r.status != records::RoundStatus::Baseline) nextSteps = {r.nextDirection};
+  }
+  if (const auto* f = s.last(ev::kFinalAcceptance)) {
+    const auto& p = f->payload;
+    if (p.contains("aggregate") && p["aggregate"].is_number()) h.finalAggregate = p["aggregate"].get<double>();
+    for (const auto& sh : p.value("shapes", json::array())) {
+      report::ShapeResult rs;
+      rs.label = sh.value("label", "");
+      if (sh.contains("value") && sh["value"].is_number()) rs.value = sh["value"].get<double>();
+      if (sh.contains("ratio") && sh["ratio"].is_number()) rs.speedupVsBaseline = sh["ratio"].get<double>();
+      rs.verdict = reportVerdict(sh.value("verdict", ""), sh.value("check", ""));
+      h.finalShapes.push_back(rs);
+    }
+    h.finalTestSummary = std::string(p.value("tests_ok", false) ? "PASSED" : "FAILED") + ": " + m.testCommand.text +
+                         " (" + p.value("tests", "") + ")";
+  }
+  if (const auto* t = s.last(ev::kTerminationChecked)) {
+    h.terminationReason = t->payload.value("decision", "");
+    for (const auto& d : t->payload.value("directions", json::array())) {
+      nextSteps.push_back(d.value("category", "") + ": " + d.value("text", ""));
+    }
+  }
+  h.nextSteps = nextSteps;
+  auto written = report::writeReportFiles(s.paths.root, h);
+  if (!written.ok) return toolFailure("cannot write the report: " + written.error);
+
+  const auto best = detail::roundRecord(s, s.state.bestRound.value_or(1));
+  json payload{{"metric", metric.name()},
+               {"best_round", s.state.bestRound.value_or(1)},
+               {"accepted_rounds", accepted},
+               {"rolled_back_rounds", rolledBack},
+               {"total_rounds", s.state.lastRound},
+               {"effective_directions", effective},
+               {"ineffective_directions", ineffective},
+               {"next_steps", nextSteps},
+               {"final_acceptance", h.finalTestSummary},
+               {"report_path", written.files.markdown.string()},
+               {"files", {written.files.markdown.string(), written.files.metricChart.string(), written.files.heatmap.string()}}};
+  if (baseline && baseline->aggregate.value) payload["baseline_value"] = *baseline->aggregate.value;
+  if (best && best->aggregate.value) payload["best_value"] = *best->aggregate.value;
+  if (baseline && best && baseline->aggregate.value && best->aggregate.value && *baseline->aggregate.value > 0)
+    payload["improvement_pct"] = 100.0 * (*best->aggregate.value / *baseline->aggregate.value - 1.0);
+  if (h.finalAggregate && baseline && baseline->aggregate.value) {
+    payload["real_training_audit"] = "see report.md (rule-11 re-attribution of the accepted gains)";
+  }
+  s.record(ev::kReportWritten, std::nullopt, payload);
+  ReportResult result;
+  result.reportPath = written.files.markdown.string();
+  result.files = {written.files.markdown.string(), written.files.metricChart.string(), written.files.heatmap.string()};
+  result.markdown = util::readFileIfExists(written.files.markdown).value_or("");
+  result.phase = s.state.phase;
+  return result;
+}
+
+}  // namespace kopt::campaign

@@ -1,0 +1,340 @@
+// A round's first steps: begin_round (the one hypothesis, declared before any number of the round
+// exists), rebuild_kernel, run_tests, run_quick_bench. Re-running any of them inside the open
+// round is allowed (a correctness fix keeps the round's number); each run is in the ledger.
+#include <algorithm>
+#include <cmath>
+#include <system_error>
+
+#include "campaign/engine.h"
+#include "campaign/engine_record_json.h"
+#include "campaign/engine_steps.h"
+#include "campaign/engine_support.h"
+#include "campaign/lineage/git_repo.h"
+#include "campaign/path_guard.h"
+#include "campaign/records/round_json.h"
+#include "util/atomic_file.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+namespace kopt::campaign {
+
+namespace fs = std::filesystem;
+using detail::Session;
+using json = nlohmann::json;
+namespace ev = detail::ev;
+
+namespace detail {
+
+std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std::string& fingerprint,
+                                 const CallContext& ctx, double progressAt, std::optional<double> progressTotal) {
+  const int round = s.state.openRound ? s.state.openRound->number : 0;
+  if (s.manifest.buildCommand.empty()) return {};
+  for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
+    if (it->type == ev::kRoundBegun && it->round == round) break;
+    if (it->type == ev::kBuildFinished && it->round == round) {
+      if (it->payload.value("ok", false) && it->payload.value("fingerprint", "") == fingerprint) return {};
+      break;
+    }
+  }
+  const RoundPaths rp = s.paths.round(round);
+  s.beginStep(round, "build");
+  exec::RunResult r = runLogged(executor, s.manifest.buildCommand, s.placeholders(s.repo), s.repo, rp.buildLog,
+                                s.manifest.timeouts.buildSeconds, s.manifest.timeouts.hangSeconds, ctx, "build",
+                                progressAt, progressTotal);
+  if (r.outcome == exec::Outcome::Cancelled) {
+    s.clearStep();
+    return "the build was cancelled";
+  }
+  s.record(ev::kBuildFinished, round,
+           json{{"ok", r.ok()},
+                {"outcome", exec::toString(r.outcome)},
+                {"exit_code", r.exitCode},
+                {"wall_ms", r.wallTime.count()},
+                {"fingerprint", fingerprint},
+                {"automatic", true}});
+  if (r.ok()) return {};
+  return "the build " + describe(r) + "; log tail:\n" + logTail(rp.buildLog, 2000);
+}
+
+}  // namespace detail
+
+namespace {
+
+// The last termination check after the last decided round, if any.
+const LedgerEvent* terminationSinceLastRound(const Session& s) {
+  for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
+    if (it->type == ev::kTerminationChecked) return &*it;
+    if (it->type == ev::kRoundDecided || it->type == ev::kBaselineRecorded) return nullptr;
+  }
+  return nullptr;
+}
+
+Refusal invalid(const Session& s, std::string why, std::string field) {
+  Refusal r = s.refuse(RefusalCode::InvalidHypothesis, std::move(why), "begin_round (with the hypothesis fixed)");
+  r.field = std::move(field);
+  return r;
+}
+
+}  // namespace
+
+Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q) {
+  CallContext ctx;
+  auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::BeginRound, ctx);
+  if (!opened.ok()) return errorOf<BeginRoundResult>(opened);
+  Session& s = *opened.value();
+  const Manifest& m = s.manifest;
+  const LedgerEvent* term = terminationSinceLastRound(s);
+  if (s.state.consecutiveRollbacks >= 2 && !(term && term->payload.value("stagnation_review", false))) {
+    Refusal r = s.refuse(RefusalCode::StagnationReview,
+                         std::to_string(s.state.consecutiveRollbacks) +
+                             " rounds in a row were rolled back: the loop requires a stagnation review (three new "
+                             "directions in at least two categories) before the next attempt",
+                         "termination_check (with `directions`)");
+    return r;
+  }
+  if (term && term->payload.value("stop", false)) {
+    return s.refuse(RefusalCode::MaxIterations,
+                    "the last termination_check decided to stop (" + term->payload.value("decision", "") + ")",
+                    "final_acceptance");
+  }
+  const int attempts = s.state.lastRound - 1;
+  if (m.maxIterations && attempts >= *m.maxIterations) {
+    return s.refuse(RefusalCode::MaxIterations,
+                    "max_iterations (" + std::to_string(*m.maxIterations) + ") optimization rounds were already run (T3)",
+                    "termination_check, then final_acceptance");
+  }
+
+  records::Hypothesis h = q.hypothesis;
+  h.statement = util::trim(h.statement);
+  h.change = util::trim(h.change);
+  if (h.statement.empty()) return invalid(s, "the hypothesis needs a statement: \"I expect X to improve because Y\"", "statement");
+  if (h.change.empty()) return invalid(s, "the hypothesis needs the one change it makes", "change");
+  if (!records::isAllowed(h.bucket)) {
+    return invalid(s,
+                   std::string("rule-11 bucket ") + records::toString(h.bucket) + " (" + records::describe(h.bucket) +
+                       ") is forbidden: caches keyed on activation/grad identity and generic memoization do not "
+                       "transfer to a real training step",
+                   "rule11_bucket");
+  }
+  if (!(h.expected.sizePct > 0) || !std::isfinite(h.expected.sizePct)) {
+    return invalid(s, "expected_size_pct must be a positive number (the effect you predict, in percent)", "expected_size_pct");
+  }
+  if (h.expected.metric.empty()) h.expected.metric = measureMetric(m).name();
+  if (h.files.empty()) return invalid(s, "declare the files the change will touch (at least one)", "files");
+  std::vector<std::string> files;
+  std::vector<std::string> frozenRel;
+  for (const auto& e : s.state.frozen.entries()) {
+    if (e.kind == FrozenEntry::Kind::File && !e.path.is_absolute()) frozenRel.push_back(e.path.generic_string());
+  }
+  for (std::size_t i = 0; i < h.files.size(); ++i) {
+    const std::string arg = "files[" + std::to_string(i) + "]";
+    auto rel = relativeInside(s.repo, h.files[i], arg, PathGuardOptions{false, false, "the repository"});
+    if (auto* refusal = std::get_if<PathRefusal>(&rel)) {
+      Refusal r = s.refuse(RefusalCode::PathOutside, refusal->message, "begin_round (files inside the repository)");
+      r.field = arg;
+      return r;
+    }
+    const std::string f = std::get<std::string>(rel);
+    if (util::startsWith(f, ".kopt/") || f == ".kopt" || util::startsWith(f, ".git/") || f == ".git") {
+      Refusal r = s.refuse(RefusalCode::PathOutside, arg + " = '" + f + "' is kopt's or git's own data, not kernel code",
+                           "begin_round");
+      r.field = arg;
+      return r;
+    }
+    if (!detail::inAnyScope(f, m.kernelSource)) {
+      return invalid(s, arg + " = '" + f + "' is outside the kernel sources (" + util::join(m.kernelSource, ", ") +
+                            "); a round may only change the kernel",
+                     arg);
+    }
+    for (const auto& fr : frozenRel) {
+      if (detail::inScope(fr, f) || detail::inScope(f, fr)) {
+        Refusal r = s.refuse(RefusalCode::FrozenChanged,
+                             arg + " = '" + f + "' is frozen at BASELINE (" + fr + "); the harness cannot change", "begin_round");
+        r.field = arg;
+        return r;
+      }
+    }
+    if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+  }
+  h.files = files;
+
+  lineage::GitRepo repo(s.repo);
+  std::vector<std::string> already;
+  try {
+    const std::string head = repo.headCommit();
+    if (head != s.state.bestCommit) {
+      Refusal r = s.refuse(RefusalCode::HeadMoved,
+                           "git HEAD is " + head.substr(0, 12) + ", not the last accepted commit " +
+                               s.state.bestCommit.substr(0, 12) + ": commits are kopt's to make",
+                           "begin_round, after `git reset --soft " + s.state.bestCommit.substr(0, 12) +
+                               "` (keeps your edits) or checking out the campaign branch");
+      return r;
+    }
+    for (const auto& c : repo.changedSince(s.state.bestCommit)) already.push_back(c.path);
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("git: ") + e.what());
+  }
+
+  const int round = s.state.lastRound + 1;
+  const RoundPaths rp = s.paths.round(round);
+  std::string sha;
+  try {
+    rp.createLayout();
+    records::writeHypothesisJson(rp.hypothesis, h, round);
+    sha = util::sha256FileHex(rp.hypothesis);
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("cannot write hypothesis.json: ") + e.what());
+  }
+  s.record(ev::kRoundBegun, round,
+           json{{"hypothesis", detail::hypothesisToJson(h)},
+                {"hypothesis_sha256", sha},
+                {"lineage_head", s.state.bestCommit},
+                {"files", h.files},
+                {"config_only", h.configOnly}});
+  BeginRoundResult result;
+  result.round = round;
+  result.lineageHead = s.state.openRound ? s.state.openRound->lineageHead : "";
+  result.declaredFiles = h.files;
+  result.configOnly = h.configOnly;
+  result.hypothesisSha256 = sha;
+  result.alreadyChanged = already;
+  result.phase = s.state.phase;
+  return result;
+}
+
+namespace {
+
+Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, const CallContext& ctx, bool build) {
+  auto opened = detail::openForTool(options, q.campaignDir, build ? CampaignTool::RebuildKernel : CampaignTool::RunTests, ctx);
+  if (!opened.ok()) return errorOf<StepResult>(opened);
+  Session& s = *opened.value();
+  const int round = s.state.openRound->number;
+  const RoundPaths rp = s.paths.round(round);
+  rp.createLayout();
+  StepResult result;
+  result.round = round;
+  result.step = build ? "build" : "tests";
+  result.logPath = (build ? rp.buildLog : rp.testLog).string();
+  const std::string fingerprint = detail::treeFingerprint(s.repo, detail::kernelScope(s));
+  auto executor = detail::makeExecutorFor(options, s.manifest);
+  if (build && s.manifest.buildCommand.empty()) {
+    s.record(ev::kBuildFinished, round,
+             json{{"ok", true}, {"skipped", true}, {"outcome", "skipped"}, {"fingerprint", fingerprint}});
+    result.ok = true;
+    result.skipped = true;
+    result.outcome = "skipped: no build_command (the backend needs no rebuild)";
+    result.phase = s.state.phase;
+    return result;
+  }
+  if (!build) {
+    // Tests run against what is in the tree now.
+    if (auto err = detail::ensureCandidateBuilt(s, *executor, fingerprint, ctx, 0, 2.0); !err.empty()) {
+      result.ok = false;
+      result.outcome = "build failed";
+      result.logTail = err;
+      result.logPath = rp.buildLog.string();
+      result.phase = s.state.phase;
+      return result;
+    }
+  }
+  s.beginStep(round, build ? "build" : "tests");
+  const Command& cmd = build ? s.manifest.buildCommand : s.manifest.testCommand;
+  exec::RunResult r = detail::runLogged(*executor, cmd, s.placeholders(s.repo), s.repo, build ? rp.buildLog : rp.testLog,
+                                        build ? s.manifest.timeouts.buildSeconds : s.manifest.timeouts.testSeconds,
+                                        s.manifest.timeouts.hangSeconds, ctx, build ? "build" : "tests", build ? 0 : 1, 2.0);
+  if (r.outcome == exec::Outcome::Cancelled) {
+    s.clearStep();
+    return toolFailure(std::string(build ? "rebuild_kernel" : "run_tests") + " was cancelled; nothing was recorded");
+  }
+  s.record(build ? ev::kBuildFinished : ev::kTestsFinished, round,
+           json{{"ok", r.ok()},
+                {"outcome", exec::toString(r.outcome)},
+                {"exit_code", r.exitCode},
+                {"wall_ms", r.wallTime.count()},
+                {"fingerprint", fingerprint}});
+  result.ok = r.ok();
+  result.outcome = detail::describe(r);
+  result.exitCode = r.exitCode;
+  result.wallMs = r.wallTime.count();
+  result.logTail = detail::logTail(build ? rp.buildLog : rp.testLog, 4000);
+  result.phase = s.state.phase;
+  return result;
+}
+
+}  // namespace
+
+Outcome<StepResult> CampaignEngine::rebuildKernel(const StepRequest& q, const CallContext& ctx) {
+  return runStep(options_, q, ctx, true);
+}
+
+Outcome<StepResult> CampaignEngine::runTests(const StepRequest& q, const CallContext& ctx) {
+  return runStep(options_, q, ctx, false);
+}
+
+Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const CallContext& ctx) {
+  auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::RunQuickBench, ctx);
+  if (!opened.ok()) return errorOf<BenchResult>(opened);
+  Session& s = *opened.value();
+  const Manifest& m = s.manifest;
+  const int round = s.state.openRound->number;
+  const RoundPaths rp = s.paths.round(round);
+  rp.createLayout();
+  const int pairs = q.pairs > 0 ? std::min(q.pairs, std::max(m.gate.maxPairs, 1)) : m.gate.pairs;
+  const double total = 2.0 + 2.0 * pairs;
+  auto executor = detail::makeExecutorFor(options_, m);
+  const std::string fingerprint = detail::treeFingerprint(s.repo, detail::kernelScope(s));
+  if (auto err = detail::ensureCandidateBuilt(s, *executor, fingerprint, ctx, 0, total); !err.empty()) {
+    return toolFailure("the candidate does not build, so there is nothing to measure: " + err, "",
+                       "fix the build (see artifacts/build.log) and call rebuild_kernel");
+  }
+  if (auto err = detail::ensureWorktreeBuilt(s, *executor, s.paths.bestWorktree, s.state.bestCommit,
+                                             rp.artifacts / "best_build.log", ctx);
+      !err.empty()) {
+    return toolFailure(err, "", "the current best no longer builds in its worktree; check the environment");
+  }
+  int k = 1;
+  for (const auto* e : s.roundEvents(round)) {
+    if (e->type == ev::kBenchFinished || e->type == ev::kRoundValidated) ++k;
+  }
+  const std::string tag = "r" + std::to_string(round) + "-" + (q.full ? "full" : "quick") + "-" + std::to_string(k);
+  s.beginStep(round, "bench", json{{"tag", tag}});
+  MeasurementPlan plan = detail::planFor(s, q.full, s.paths.bestWorktree, rp.artifacts / "runs", tag);
+  MeasurementRunner runner(*executor, options_.seedSource);
+  auto runs = runner.run(plan, 0, pairs, ctx, 2, total);
+  if (ctx.cancel.cancelled()) {
+    detail::discardMeasurement(s, round, tag);
+    s.clearStep();
+    return toolFailure("run_quick_bench was cancelled; its partial runs were discarded");
+  }
+  detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tag + ".json"), tag, fingerprint, q.full, runs);
+  detail::publishBenchmarkCsv(runs, rp);
+  AssembledRuns assembled = assemble(runs, detail::frozenHeader(s), detail::expectedLabels(s, q.full));
+  measure::GateInput input;
+  input.bestPassLabels = assembled.bestPassLabels;
+  input.candidateChecks = assembled.candidateChecks;
+  input.runs = assembled.runs;
+  input.calibration = detail::calibrationOf(s);
+  const measure::GateResult gate = measure::evaluateGate(input, gatePolicyFor(m));
+  s.record(ev::kBenchFinished, round,
+           json{{"kind", q.full ? "full" : "quick"},
+                {"pairs", assembled.usablePairs},
+                {"fingerprint", fingerprint},
+                {"measurement", tag},
+                {"preview", measure::toString(gate.decision)},
+                {"problems", assembled.problems}});
+  BenchResult result;
+  result.round = round;
+  result.kind = q.full ? "full" : "quick";
+  result.pairs = assembled.usablePairs;
+  result.shapes = detail::shapeRows(assembled, runs, &gate);
+  result.aggregate = detail::aggregateRow(s, result.shapes, &gate);
+  result.preview = measure::toString(gate.decision);
+  result.reasons = detail::gateReasons(gate);
+  for (const auto& p : assembled.problems) result.reasons.insert(result.reasons.begin(), GateReason{"run_problem", "", p});
+  result.benchmarkCsv = rp.benchmarkCsv.string();
+  result.runsDir = (rp.artifacts / "runs").string();
+  result.phase = s.state.phase;
+  return result;
+}
+
+}  // namespace kopt::campaign

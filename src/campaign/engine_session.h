@@ -1,0 +1,102 @@
+#pragma once
+// One opened campaign, for the duration of one engine call: paths, the manifest as frozen, the
+// ledger and the state folded from it, and (for state-changing calls) the campaign lock.
+// Internal to the engine (src/campaign/engine*.cpp); the tools layer never sees it.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "campaign/campaign_paths.h"
+#include "campaign/engine.h"
+#include "campaign/engine_phase_table.h"
+#include "campaign/ledger.h"
+#include "campaign/manifest.h"
+#include "campaign/refusal.h"
+#include "campaign/state_store.h"
+#include "util/file_lock.h"
+
+namespace kopt::campaign::detail {
+
+using json = nlohmann::json;
+
+// Ledger event types (the payload of each is documented where it is appended).
+namespace ev {
+inline constexpr const char* kTargetDefined = "target_defined";
+inline constexpr const char* kTargetConfirmed = "target_confirmed";
+inline constexpr const char* kEnvironmentPrepared = "environment_prepared";
+inline constexpr const char* kTipsRead = "tips_read";
+inline constexpr const char* kBaselineRecorded = "baseline_recorded";
+inline constexpr const char* kRoundBegun = "round_begun";
+inline constexpr const char* kBuildFinished = "build_finished";
+inline constexpr const char* kTestsFinished = "tests_finished";
+inline constexpr const char* kBenchFinished = "bench_finished";
+inline constexpr const char* kRoundValidated = "round_validated";
+inline constexpr const char* kRoundDecided = "round_decided";
+inline constexpr const char* kTerminationChecked = "termination_checked";
+inline constexpr const char* kFinalAcceptance = "final_acceptance_done";
+inline constexpr const char* kReportWritten = "report_written";
+inline constexpr const char* kTipAppended = "tip_appended";
+}  // namespace ev
+
+enum class OpenMode { Query, Mutate };
+
+struct Session {
+  const EngineOptions* options = nullptr;
+  CampaignTool tool = CampaignTool::DefineTarget;  // the calling tool (Mutate), for refusals
+  std::string toolLabel;                           // its name ("campaign_status" for queries)
+  CampaignPaths paths;
+  std::string name;
+  std::filesystem::path repo;  // the repository's top level
+  Manifest manifest;
+  std::string manifestSha;
+  CampaignState state;
+  std::vector<LedgerEvent> events;
+  std::unique_ptr<Ledger> ledger;
+  std::optional<util::FileLock> lock;
+  std::vector<std::string> recoveryNotes;  // what opening repaired (torn tail, interrupted step)
+
+  // Appends one event (fsync'ed), folds it into the state, writes the records it implies
+  // (idempotently) and saves state.json. Returns the event's seq.
+  std::uint64_t record(const std::string& type, std::optional<int> round, json payload);
+  // Marks a step as started (state.json, atomically) so a restart knows what was interrupted.
+  void beginStep(int round, const std::string& step, json detail = json::object());
+  void clearStep();
+  void saveState();
+
+  std::string now() const;     // "YYYY-MM-DD HH:MM" (records)
+  std::string nowIso() const;  // ISO-8601 UTC
+  // The last event of `type` (optionally for `round`), or nullptr.
+  const LedgerEvent* last(const std::string& type, std::optional<int> round = std::nullopt) const;
+  // Events of the open round after its round_begun, in order.
+  std::vector<const LedgerEvent*> roundEvents(int round) const;
+
+  Refusal refuse(RefusalCode code, std::string why, std::string toolToCall = {}) const;
+  PlaceholderValues placeholders(const std::filesystem::path& tree) const;
+};
+
+// Folds the ledger into the state machine's state (pure). Pending steps are not in the ledger.
+CampaignState foldLedger(const std::vector<LedgerEvent>& events);
+// The event types that complete a pending step of that name.
+bool completesStep(const std::string& step, const std::string& eventType);
+
+// Resolves a user path (campaign_dir, repo_path) inside the workspace root.
+Outcome<std::filesystem::path> resolveWorkspacePath(const EngineOptions& options, const std::string& userPath,
+                                                    const std::string& argument, bool mustExist);
+
+// Opens the campaign at `campaignDir` for `tool`: resolves the path, takes the lock (Mutate),
+// verifies the ledger chain (repairing a torn tail), folds the state, checks manifest.yaml against
+// its recorded hash, replays record side effects the last run did not finish, and (Mutate) checks
+// the phase table. Interrupted steps are left in state.pending for the caller's recovery.
+Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, const std::string& campaignDir,
+                                              CampaignTool tool, OpenMode mode, const std::string& toolLabel = {});
+
+// Writes the records an event implies (summary.md, decision.json, trend row, optimize.md block,
+// ...). Idempotent: safe to run again for an event whose records were (partly) written.
+void writeEventRecords(Session& session, const LedgerEvent& event);
+
+}  // namespace kopt::campaign::detail

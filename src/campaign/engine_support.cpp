@@ -1,0 +1,447 @@
+#include "campaign/engine_support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <system_error>
+
+#include "campaign/engine_record_json.h"
+#include "campaign/lineage/git_process.h"
+#include "campaign/lineage/git_repo.h"
+#include "campaign/records/trend_table.h"
+#include "exec/executor_config.h"
+#include "measure/scoring.h"
+#include "util/atomic_file.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+namespace kopt::campaign::detail {
+
+namespace fs = std::filesystem;
+
+std::unique_ptr<exec::Executor> makeExecutorFor(const EngineOptions& options, const Manifest& manifest) {
+  if (options.executorFactory) return options.executorFactory(manifest);
+  exec::ExecutorConfig config;
+  config.kind = manifest.executor.kind == ExecutorKind::Slurm ? exec::ExecutorKind::Slurm : exec::ExecutorKind::Local;
+  config.partition = manifest.executor.partition;
+  config.gres = manifest.executor.gres;
+  config.time = manifest.executor.time;
+  config.account = manifest.executor.account;
+  config.extraArgs = manifest.executor.extraArgs;
+  return exec::makeExecutor(config);
+}
+
+bool inScope(const std::string& file, const std::string& scope) {
+  if (scope.empty() || scope == ".") return true;
+  std::string s = scope;
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return file == s || (file.size() > s.size() && file.compare(0, s.size(), s) == 0 && file[s.size()] == '/');
+}
+
+bool inAnyScope(const std::string& file, const std::vector<std::string>& scopes) {
+  return std::any_of(scopes.begin(), scopes.end(), [&](const std::string& s) { return inScope(file, s); });
+}
+
+std::vector<std::string> listScopeFiles(const fs::path& repo, const std::vector<std::string>& paths) {
+  std::vector<std::string> args{"ls-files", "-c", "-o", "--exclude-standard", "-z", "--"};
+  for (const auto& p : paths) args.push_back(p.empty() ? "." : p);
+  auto out = lineage::runGit(repo, args);
+  std::set<std::string> files;
+  if (out.ok()) {
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < out.out.size(); ++i) {
+      if (out.out[i] == '\0') {
+        std::string f = out.out.substr(start, i - start);
+        if (!f.empty() && !util::startsWith(f, ".kopt/")) files.insert(f);
+        start = i + 1;
+      }
+    }
+  }
+  return {files.begin(), files.end()};
+}
+
+std::string treeFingerprint(const fs::path& repo, const std::vector<std::string>& paths) {
+  util::Sha256 h;
+  for (const auto& f : listScopeFiles(repo, paths)) {
+    std::error_code ec;
+    const fs::path p = repo / f;
+    std::string digest = "<missing>";
+    if (fs::is_regular_file(p, ec)) {
+      try {
+        digest = util::sha256FileHex(p);
+      } catch (const std::exception&) {
+        digest = "<unreadable>";
+      }
+    }
+    h.update(f);
+    h.update(std::string_view("\0", 1));
+    h.update(digest);
+    h.update(std::string_view("\n", 1));
+  }
+  return h.finishHex();
+}
+
+std::vector<std::string> kernelScope(const Session& session) {
+  std::vector<std::string> scope = session.manifest.kernelSource;
+  if (session.state.openRound) {
+    for (const auto& f : session.state.openRound->declaredFiles) {
+      if (std::find(scope.begin(), scope.end(), f) == scope.end()) scope.push_back(f);
+    }
+  }
+  return scope;
+}
+
+std::string describe(const exec::RunResult& r) {
+  std::string s = exec::toString(r.outcome);
+  if (r.outcome == exec::Outcome::Exited) s += " with code " + std::to_string(r.exitCode);
+  if (r.outcome == exec::Outcome::Signaled) s += " (signal " + std::to_string(r.signal) + ")";
+  if (!r.error.empty()) s += ": " + r.error;
+  return s;
+}
+
+exec::RunResult runLogged(exec::Executor& executor, const Command& command, const PlaceholderValues& values,
+                          const fs::path& cwd, const fs::path& log, int timeoutSeconds, int hangSeconds,
+                          const CallContext& ctx, const std::string& what, double progressAt,
+                          std::optional<double> progressTotal) {
+  exec::ParsedCommand parsed = expandPlaceholders(command, values);
+  exec::CommandSpec spec;
+  spec.argv = parsed.argv;
+  spec.env = parsed.env;
+  spec.cwd = cwd;
+  spec.stdoutPath = log;
+  spec.timeout = std::chrono::seconds(timeoutSeconds);
+  spec.hangAfter = std::chrono::seconds(hangSeconds);
+  std::error_code ec;
+  fs::create_directories(log.parent_path(), ec);
+  exec::RunObserver observer;
+  observer.cancel = ctx.cancel;
+  observer.onProgress = [&](const exec::RunProgress& p) {
+    const double secs = std::chrono::duration<double>(p.elapsed).count();
+    const double fraction = 0.9 * (1.0 - std::exp(-secs / 30.0));
+    std::string msg = what + ": " + std::to_string(p.outputBytes) + " bytes of output";
+    if (!p.lastLine.empty()) msg += ", last line: " + util::truncateUtf8(p.lastLine, 120);
+    ctx.report(progressAt + fraction, progressTotal, msg);
+  };
+  ctx.report(progressAt, progressTotal, what + ": started");
+  return executor.run(spec, observer);
+}
+
+std::string logTail(const fs::path& log, std::size_t maxBytes) {
+  std::optional<std::string> text;
+  try {
+    text = util::readFileIfExists(log);
+  } catch (const std::exception&) {
+    return {};
+  }
+  if (!text) return {};
+  if (text->size() <= maxBytes) return util::sanitizeUtf8(*text);
+  std::size_t cut = text->size() - maxBytes;
+  const std::size_t nl = text->find('\n', cut);
+  if (nl != std::string::npos && nl + 1 < text->size()) cut = nl + 1;
+  return "[... " + std::to_string(cut) + " earlier bytes in " + log.filename().string() + "]\n" +
+         util::sanitizeUtf8(std::string_view(*text).substr(cut));
+}
+
+std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, const fs::path& dir,
+                                const std::string& commit, const fs::path& buildLog, const CallContext& ctx) {
+  std::error_code ec;
+  const fs::path marker = dir.string() + ".built";
+  try {
+    lineage::GitRepo repo(session.repo);
+    if (!fs::exists(dir / ".git", ec)) {
+      fs::remove(marker, ec);
+      repo.addWorktree(dir, commit);
+    } else {
+      lineage::GitRepo tree(dir);
+      if (tree.headCommit() != commit) {
+        fs::remove(marker, ec);
+        repo.checkoutWorktree(dir, commit);
+      }
+      // kopt owns this tree: anything changed in it (say, a slowed-down "best") is thrown away.
+      auto status = lineage::runGit(dir, {"status", "--porcelain", "--untracked-files=all"});
+      if (!status.ok() || !util::trim(status.out).empty()) {
+        fs::remove(marker, ec);
+        lineage::runGit(dir, {"reset", "--hard", "-q", commit});
+        lineage::runGit(dir, {"clean", "-fdq"});
+      }
+    }
+  } catch (const std::exception& e) {
+    return std::string("cannot prepare the worktree ") + dir.string() + ": " + e.what();
+  }
+  const Command& build = session.manifest.buildCommand;
+  if (build.empty()) return {};
+  const std::string want = commit + "\n" + util::sha256Hex(build.text) + "\n";
+  try {
+    if (auto have = util::readFileIfExists(marker); have && *have == want) return {};
+  } catch (const std::exception&) {
+  }
+  exec::RunResult r = runLogged(executor, build, session.placeholders(dir), dir, buildLog,
+                                session.manifest.timeouts.buildSeconds, session.manifest.timeouts.hangSeconds, ctx,
+                                "building " + commit.substr(0, 10) + " in " + dir.filename().string(), 0, std::nullopt);
+  if (!r.ok()) {
+    return "the build of " + commit.substr(0, 10) + " in " + dir.string() + " " + describe(r) + " (log: " +
+           buildLog.string() + ")";
+  }
+  util::writeFileAtomic(marker, want);
+  return {};
+}
+
+std::vector<std::string> representativeShapes(const Session& session) {
+  if (const auto* e = session.last(ev::kBaselineRecorded)) {
+    return e->payload.value("representative_shapes", std::vector<std::string>{});
+  }
+  return session.manifest.representativeShapes;
+}
+
+std::vector<std::string> expectedLabels(const Session& session, bool full) {
+  const auto* e = session.last(ev::kBaselineRecorded);
+  if (!e) return {};
+  return full ? e->payload.value("labels", std::vector<std::string>{})
+              : e->payload.value("representative_shapes", std::vector<std::string>{});
+}
+
+std::string frozenHeader(const Session& session) {
+  const auto* e = session.last(ev::kBaselineRecorded);
+  return e ? e->payload.value("schema_header", "") : std::string();
+}
+
+measure::Calibration calibrationOf(const Session& session) {
+  measure::Calibration c;
+  const auto* e = session.last(ev::kBaselineRecorded);
+  if (!e || !e->payload.contains("calibration")) return c;
+  for (const auto& s : e->payload["calibration"]) {
+    measure::ShapeNoise n;
+    n.label = s.value("label", "");
+    n.pairs = s.value("pairs", std::size_t{0});
+    n.sdLogRatio = s.value("sd_log_ratio", 0.0);
+    n.q975 = s.value("q975", 0.0);
+    n.delta = s.value("delta", 0.0);
+    c.shapes.push_back(n);
+  }
+  return c;
+}
+
+MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestTree, const fs::path& runsDir,
+                        const std::string& tag) {
+  const Manifest& m = session.manifest;
+  MeasurementPlan plan;
+  plan.tag = tag;
+  plan.command = full ? m.benchmarkCommand : m.quickCommand;
+  if (full) {
+    if (!m.targetShapes.all) plan.shapes = m.targetShapes.labels;
+  } else {
+    plan.shapes = representativeShapes(session);
+  }
+  plan.candidateTree = session.repo;
+  plan.bestTree = bestTree;
+  plan.candidatePlaceholders = session.placeholders(session.repo);
+  plan.bestPlaceholders = session.placeholders(bestTree);
+  plan.runsDir = runsDir;
+  plan.timeout = std::chrono::seconds(m.timeouts.benchSeconds);
+  plan.hangAfter = std::chrono::seconds(m.timeouts.hangSeconds);
+  plan.metric = measureMetric(m);
+  plan.schemaKind = measureSchemaKind(m);
+  plan.custom = measureCustomSchema(m);
+  return plan;
+}
+
+std::vector<ShapeRow> shapeRows(const AssembledRuns& assembled, const std::vector<PairRun>& pairs,
+                                const measure::GateResult* gate) {
+  std::vector<ShapeRow> rows;
+  for (const auto& [label, check] : assembled.candidateChecks) {
+    ShapeRow row;
+    row.label = label;
+    row.check = measure::toString(check);
+    row.candidate = armMedian(pairs, true, label);
+    row.best = armMedian(pairs, false, label);
+    if (check != measure::Check::Pass) row.verdict = "FAIL";
+    if (gate) {
+      for (const auto& v : gate->shapes) {
+        if (v.label != label) continue;
+        row.ratio = v.ratio;
+        row.ciLowPct = 100.0 * (v.ciLow - 1.0);
+        row.ciHighPct = 100.0 * (v.ciHigh - 1.0);
+        row.deltaPct = 100.0 * v.delta;
+        row.mdePct = 100.0 * v.mde;
+        if (row.verdict.empty()) row.verdict = measure::toString(v.verdict);
+        row.note = v.note;
+      }
+    }
+    if (!row.ratio && row.candidate && row.best && *row.best > 0) row.ratio = *row.candidate / *row.best;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+namespace {
+
+std::optional<double> geomeanPass(const std::vector<ShapeRow>& rows, bool candidate) {
+  std::vector<double> v;
+  for (const auto& r : rows) {
+    const auto& x = candidate ? r.candidate : r.best;
+    if (r.check == "PASS" && x && *x > 0) v.push_back(*x);
+  }
+  if (v.empty()) return std::nullopt;
+  const double g = measure::geomean(v);
+  return std::isfinite(g) ? std::optional<double>(g) : std::nullopt;
+}
+
+}  // namespace
+
+AggregateRow aggregateRow(const Session& session, const std::vector<ShapeRow>& rows, const measure::GateResult* gate) {
+  AggregateRow a;
+  a.metric = measureMetric(session.manifest).name();
+  a.candidate = geomeanPass(rows, true);
+  a.best = geomeanPass(rows, false);
+  if (gate && gate->aggregate) {
+    a.ratio = gate->aggregate->ratio;
+    a.ciLowPct = 100.0 * (gate->aggregate->ciLow - 1.0);
+    a.ciHighPct = 100.0 * (gate->aggregate->ciHigh - 1.0);
+  } else if (a.candidate && a.best && *a.best > 0) {
+    a.ratio = *a.candidate / *a.best;
+  }
+  if (auto base = roundRecord(session, 1); base && base->aggregate.value && *base->aggregate.value > 0 && a.candidate) {
+    a.vsBaselinePct = measure::percentChange(*a.candidate, *base->aggregate.value);
+  }
+  return a;
+}
+
+std::vector<GateReason> gateReasons(const measure::GateResult& gate) {
+  std::vector<GateReason> out;
+  for (const auto& r : gate.reasons) out.push_back({measure::toString(r.code), r.label, r.message});
+  return out;
+}
+
+void writeMeasurementIndex(const fs::path& path, const std::string& tag, const std::string& fingerprint, bool full,
+                           const std::vector<PairRun>& pairs) {
+  nlohmann::json j{{"tag", tag}, {"fingerprint", fingerprint}, {"kind", full ? "full" : "quick"}, {"pairs", pairsToJson(pairs)}};
+  util::writeFileAtomic(path, j.dump(2) + "\n");
+}
+
+void publishBenchmarkCsv(const std::vector<PairRun>& pairs, const RoundPaths& round) {
+  std::error_code ec;
+  fs::create_directories(round.artifacts, ec);
+  for (const auto& p : pairs) {
+    if (!p.candidate.table) continue;
+    // Byte copies of kopt's own run; whatever the agent may have put there is replaced.
+    util::writeFileAtomic(round.benchmarkCsv, util::readFile(p.candidate.csv));
+    if (auto s = util::readFileIfExists(p.candidate.samples)) util::writeFileAtomic(round.samples, *s);
+    else fs::remove(round.samples, ec);
+    return;
+  }
+  fs::remove(round.benchmarkCsv, ec);
+  fs::remove(round.samples, ec);
+}
+
+std::optional<records::RoundRecord> roundRecord(const Session& session, int round) {
+  for (auto it = session.events.rbegin(); it != session.events.rend(); ++it) {
+    if (it->round != round) continue;
+    if (it->type == ev::kBaselineRecorded || it->type == ev::kRoundDecided) {
+      if (it->payload.contains("record")) return roundRecordFromJson(it->payload["record"]);
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<double> metricOf(const records::ShapeResult& s, const std::string& column) {
+  for (const auto& m : s.metrics) {
+    if (m.name == column) return m.value;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> avgOf(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  const double g = measure::geomean(v);
+  return std::isfinite(g) ? std::optional<double>(g) : std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::optional<double>> trendValues(const Manifest& manifest, const records::RoundRecord& record) {
+  const auto columns = records::trendColumnsFor(manifest.schema);
+  std::vector<std::optional<double>> out;
+  for (const auto& header : columns.valueHeaders) {
+    const bool peak = header.find("Peak") != std::string::npos;
+    std::vector<double> values;
+    if (header.find("Combined") != std::string::npos) {
+      for (const auto& s : record.results) {
+        if (s.check != "PASS") continue;
+        auto f = metricOf(s, "Forward TFLOPS");
+        auto b = metricOf(s, "Backward TFLOPS");
+        if (f && b && *f > 0 && *b > 0) values.push_back(measure::combinedStepFromTflops(*f, *b));
+      }
+    } else {
+      std::string column;
+      std::string unit = header.substr(header.rfind(' ') + 1);
+      if (util::startsWith(header, "Fwd ")) column = "Forward " + unit;
+      else if (util::startsWith(header, "Bwd ")) column = "Backward " + unit;
+      else column = header.substr(0, header.rfind(' '));  // "<col> Avg" / "<col> Peak"
+      for (const auto& s : record.results) {
+        if (s.check != "PASS") continue;
+        if (auto v = metricOf(s, column); v && *v > 0) values.push_back(*v);
+      }
+    }
+    if (peak) out.push_back(values.empty() ? std::nullopt : std::optional<double>(*std::max_element(values.begin(), values.end())));
+    else out.push_back(avgOf(values));
+  }
+  return out;
+}
+
+records::RoundRecord measuredRecord(const Session& session, int round, const std::vector<PairRun>& pairs,
+                                    const AssembledRuns& assembled, const measure::GateResult* gate, bool full) {
+  records::RoundRecord r;
+  r.number = round;
+  r.campaign = session.name;
+  r.timestamp = session.now();
+  r.validation = full ? "full" : "quick";
+  const auto metric = measureMetric(session.manifest);
+  r.results = medianResults(pairs, true, metric);
+  // Order and checks as assembled (a shape a crashed run never reported is an ERROR row).
+  for (const auto& [label, check] : assembled.candidateChecks) {
+    auto it = std::find_if(r.results.begin(), r.results.end(), [&](const auto& s) { return s.label == label; });
+    if (it == r.results.end()) {
+      records::ShapeResult missing;
+      missing.label = label;
+      missing.check = measure::toString(check);
+      r.results.push_back(missing);
+    } else {
+      it->check = measure::toString(check);
+    }
+  }
+  if (gate) {
+    for (auto& s : r.results) {
+      for (const auto& v : gate->shapes) {
+        if (v.label != s.label) continue;
+        s.verdict = measure::toString(v.verdict);
+        s.deltaVsBestPct = 100.0 * (v.ratio - 1.0);
+        s.ciLowPct = 100.0 * (v.ciLow - 1.0);
+        s.ciHighPct = 100.0 * (v.ciHigh - 1.0);
+      }
+      if (s.check != "PASS") s.verdict = "FAIL";
+    }
+  }
+  records::Aggregate& a = r.aggregate;
+  a.metric = metric.name();
+  a.shapeCount = static_cast<int>(r.results.size());
+  std::vector<double> pass;
+  for (const auto& s : r.results) {
+    if (s.check == "PASS" && s.primaryValue && *s.primaryValue > 0) pass.push_back(*s.primaryValue);
+  }
+  a.passCount = static_cast<int>(pass.size());
+  if (a.passCount == a.shapeCount && !pass.empty()) a.value = measure::geomean(pass);
+  else a.value = 0.0;  // the contract: any Check failure rejects the candidate (aggregate = 0)
+  if (session.state.bestRound) {
+    if (auto best = roundRecord(session, *session.state.bestRound)) a.bestValue = best->aggregate.value;
+  }
+  if (auto base = roundRecord(session, 1)) a.baselineValue = base->aggregate.value;
+  if (gate && gate->aggregate) a.deltaVsBestPct = 100.0 * (gate->aggregate->ratio - 1.0);
+  else if (a.value && a.bestValue && *a.bestValue > 0) a.deltaVsBestPct = measure::percentChange(*a.value, *a.bestValue);
+  if (a.value && *a.value > 0 && a.baselineValue && *a.baselineValue > 0)
+    a.deltaVsBaselinePct = measure::percentChange(*a.value, *a.baselineValue);
+  return r;
+}
+
+}  // namespace kopt::campaign::detail

@@ -1,0 +1,83 @@
+#pragma once
+// Helpers shared by the engine's per-tool files: running a logged command, fingerprinting the
+// kernel's files, keeping the best/baseline worktrees built, shaping results.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "campaign/engine_session.h"
+#include "campaign/engine_types.h"
+#include "campaign/measurement.h"
+#include "exec/executor.h"
+#include "measure/statistics.h"
+
+namespace kopt::campaign::detail {
+
+std::unique_ptr<exec::Executor> makeExecutorFor(const EngineOptions& options, const Manifest& manifest);
+
+// Files (tracked, and untracked not ignored) under `paths` in the repository, repo-relative,
+// sorted; `.kopt/` excluded.
+std::vector<std::string> listScopeFiles(const std::filesystem::path& repo, const std::vector<std::string>& paths);
+// sha256 over the names and contents of those files: "what would be measured".
+std::string treeFingerprint(const std::filesystem::path& repo, const std::vector<std::string>& paths);
+// kernel_source plus the open round's declared files.
+std::vector<std::string> kernelScope(const Session& session);
+// True when `file` (repo-relative) is `scope` or lies under it (scope a directory).
+bool inScope(const std::string& file, const std::string& scope);
+bool inAnyScope(const std::string& file, const std::vector<std::string>& scopes);
+
+// Runs a manifest command with its output in `log`; progress as "<what>: N bytes, last line".
+exec::RunResult runLogged(exec::Executor& executor, const Command& command, const PlaceholderValues& values,
+                          const std::filesystem::path& cwd, const std::filesystem::path& log, int timeoutSeconds,
+                          int hangSeconds, const CallContext& ctx, const std::string& what, double progressAt,
+                          std::optional<double> progressTotal);
+// The last `maxBytes` of a log (cut at a line start), "" when missing.
+std::string logTail(const std::filesystem::path& log, std::size_t maxBytes = 4000);
+std::string describe(const exec::RunResult& r);
+
+// A git worktree of `commit` at `dir`, built with the manifest's build command (log at
+// `buildLog`). A marker file next to it records what was built, so a restart does not rebuild.
+// Returns an error text, or "" when ready.
+std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, const std::filesystem::path& dir,
+                                const std::string& commit, const std::filesystem::path& buildLog,
+                                const CallContext& ctx);
+
+// The measurement plan for a round: quick (quick_command on the representative shapes) or full
+// (benchmark_command on all target shapes), candidate = the repository, best = `bestTree`.
+MeasurementPlan planFor(const Session& session, bool full, const std::filesystem::path& bestTree,
+                        const std::filesystem::path& runsDir, const std::string& tag);
+// Expected labels of a quick / full run (from the baseline event).
+std::vector<std::string> expectedLabels(const Session& session, bool full);
+std::string frozenHeader(const Session& session);
+std::vector<std::string> representativeShapes(const Session& session);
+measure::Calibration calibrationOf(const Session& session);
+
+// Result rows from the gate's verdicts and the pairs.
+std::vector<ShapeRow> shapeRows(const AssembledRuns& assembled, const std::vector<PairRun>& pairs,
+                                const measure::GateResult* gate);
+AggregateRow aggregateRow(const Session& session, const std::vector<ShapeRow>& rows,
+                          const measure::GateResult* gate);
+std::vector<GateReason> gateReasons(const measure::GateResult& gate);
+
+// The measurement index (artifacts/measurement-<tag>.json).
+void writeMeasurementIndex(const std::filesystem::path& path, const std::string& tag, const std::string& fingerprint,
+                           bool full, const std::vector<PairRun>& pairs);
+
+// Copies the benchmark CSV/samples of the candidate's first good run to the round's
+// artifacts/benchmark.csv (byte copy) and benchmark.samples.jsonl, replacing whatever was there.
+void publishBenchmarkCsv(const std::vector<PairRun>& pairs, const RoundPaths& round);
+
+// Values of the trend row (aligned with trendColumnsFor(schema).valueHeaders) from a record.
+std::vector<std::optional<double>> trendValues(const Manifest& manifest, const records::RoundRecord& record);
+
+// Finds the record of a round in the ledger (baseline_recorded / round_decided payloads).
+std::optional<records::RoundRecord> roundRecord(const Session& session, int round);
+
+// Builds the shared parts of a RoundRecord (results with deltas vs best, aggregate vs best and
+// baseline) from measured medians.
+records::RoundRecord measuredRecord(const Session& session, int round, const std::vector<PairRun>& pairs,
+                                    const AssembledRuns& assembled, const measure::GateResult* gate, bool full);
+
+}  // namespace kopt::campaign::detail
