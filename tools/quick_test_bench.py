@@ -19,7 +19,8 @@ What it does that the skill's perf_counter template does not (loop-contract sect
   once (so consecutive calls see different addresses); every timed call is verified after its
   events (a Freivalds projection for GEMMs, a per-call reference for memory-bound ops), so
   identity-, address- or shape-keyed caches and deferred work fail instead of winning;
-- the reference runs on independent clones; outputs are NaN-poisoned before every call (the
+- the reference runs on independent clones, in true fp32 (TF32 off while it runs, whatever the
+  kernel module set); outputs are NaN-poisoned before every call (the
   caching allocator's free blocks of the output sizes are filled with NaN); inputs are
   fingerprinted before and after each call, so a kernel that writes into its inputs fails;
 - the L2/LLC is flushed before every timed call with a buffer sized to the device (>= 2x L2 and
@@ -579,6 +580,26 @@ def _cpu_model():
     return "cpu"
 
 
+class _Precise:
+    """Reference and verification matmuls in true fp32: a kernel module that turns TF32 on (for
+    itself) must not also loosen the yardstick it is measured against."""
+
+    def __enter__(self):
+        m = torch.backends.cuda.matmul
+        self.saved = (m.allow_tf32, getattr(m, "allow_fp16_reduced_precision_reduction", None))
+        m.allow_tf32 = False
+        if self.saved[1] is not None:
+            m.allow_fp16_reduced_precision_reduction = False
+        return self
+
+    def __exit__(self, *exc):
+        m = torch.backends.cuda.matmul
+        m.allow_tf32 = self.saved[0]
+        if self.saved[1] is not None:
+            m.allow_fp16_reduced_precision_reduction = self.saved[1]
+        return False
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
@@ -713,13 +734,21 @@ class Op:
 
     # -- reference (fp32, on independent clones)
     def reference_forward(self, inputs):
+        with _Precise():
+            return self._reference_forward(inputs)
+
+    def reference_backward(self, inputs, grads):
+        with _Precise():
+            return self._reference_backward(inputs, grads)
+
+    def _reference_forward(self, inputs):
         clones = tuple(t.detach().clone() for t in inputs)
         if self.kind == "gemm":
             a, b = clones
             return (torch.matmul(a.float(), b.float()),)
         return tuple(o.float() for o in _as_tuple(self.module.reference_forward(*clones)))
 
-    def reference_backward(self, inputs, grads):
+    def _reference_backward(self, inputs, grads):
         clones = tuple(t.detach().clone() for t in inputs)
         if self.kind == "gemm":
             a, b = (t.float() for t in clones)
@@ -749,6 +778,14 @@ class Op:
 
     # -- per-call verification (after the events): one SNR per output of the call
     def verify_forward(self, inputs, outs, gen, ref=None):
+        with _Precise():
+            return self._verify_forward(inputs, outs, gen, ref)
+
+    def verify_backward(self, inputs, grads_out, grads, gen, ref=None):
+        with _Precise():
+            return self._verify_backward(inputs, grads_out, grads, gen, ref)
+
+    def _verify_forward(self, inputs, outs, gen, ref=None):
         if self.kind == "gemm":
             a, b = (t.float() for t in inputs)
             c = outs[0].float()
@@ -756,7 +793,7 @@ class Op:
             return [_torch_snr(torch.matmul(a, torch.matmul(b, x)), torch.matmul(c, x))]
         return [_torch_snr(r, o) for r, o in zip(ref, outs)]
 
-    def verify_backward(self, inputs, grads_out, grads, gen, ref=None):
+    def _verify_backward(self, inputs, grads_out, grads, gen, ref=None):
         if self.kind == "gemm":
             a, b = (t.float() for t in inputs)
             g = grads_out[0].float()
