@@ -289,6 +289,10 @@ void addSchemaTools(mcp::Registrar& r) {
     return ToolResult::text("Echo: " + args["message"].get<std::string>());
   };
   r.addTool(std::move(echo));
+
+  // Test-only: output that is not UTF-8 (like raw process output); the transport must replace it.
+  r.addTool(simple("test_invalid_utf8_output", "Test fixture: returns text containing invalid UTF-8 bytes",
+                   [] { return ToolResult::text(std::string("raw bytes: \xff\xfe end")); }));
 }
 
 void addResources(mcp::Registrar& r) {

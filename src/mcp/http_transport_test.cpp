@@ -1,0 +1,161 @@
+#include "mcp/http_transport.h"
+
+#include <doctest/doctest.h>
+#include <httplib.h>
+
+#include <thread>
+
+using namespace kopt::mcp;
+
+TEST_CASE("loopback Host and Origin recognition") {
+  CHECK(isLoopbackHost("localhost"));
+  CHECK(isLoopbackHost("localhost:8080"));
+  CHECK(isLoopbackHost("127.0.0.1:1"));
+  CHECK(isLoopbackHost("[::1]:80"));
+  CHECK(isLoopbackHost("LOCALHOST"));
+  CHECK_FALSE(isLoopbackHost("evil.example.com"));
+  CHECK_FALSE(isLoopbackHost("localhost.evil.com:80"));
+  CHECK(originHost("http://localhost:3000") == "localhost");
+  CHECK(originHost("https://[::1]:3000/x") == "::1");
+  CHECK(originHost("http://evil.example.com") == "evil.example.com");
+  CHECK(originHost("null") == "");
+}
+
+TEST_CASE("constant-time compare and session ids") {
+  CHECK(constantTimeEquals("secret", "secret"));
+  CHECK_FALSE(constantTimeEquals("secret", "secreT"));
+  CHECK_FALSE(constantTimeEquals("secret", "secret2"));
+  CHECK_FALSE(constantTimeEquals("", "x"));
+  const std::string id = newSessionId();
+  CHECK(id.size() == 64);
+  for (char c : id) CHECK((c >= 0x21 && c <= 0x7e));
+  CHECK(newSessionId() != id);
+}
+
+namespace {
+
+struct Running {
+  Registry registry;
+  std::unique_ptr<HttpTransport> transport;
+  std::thread thread;
+  int port = 0;
+  explicit Running(HttpOptions options = {}) {
+    ToolSpec echo;
+    echo.name = "echo";
+    echo.description = "echo";
+    echo.handler = [](const json& a, RequestContext& ctx) {
+      ctx.progress(1, 1);
+      return ToolResult::text(a.dump());
+    };
+    registry.addTool(echo);
+    transport = std::make_unique<HttpTransport>(registry, ServerInfo{}, options);
+    std::string error;
+    REQUIRE(transport->bind(&error));
+    port = transport->port();
+    thread = std::thread([this] { transport->serve(); });
+  }
+  ~Running() {
+    transport->stop();
+    thread.join();
+  }
+};
+
+const char* kInit = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}})";
+
+httplib::Headers accept() { return {{"Accept", "application/json, text/event-stream"}}; }
+
+}  // namespace
+
+TEST_CASE("HTTP: session lifecycle, status codes, SSE for tool calls") {
+  Running server;
+  httplib::Client client("127.0.0.1", server.port);
+  auto init = client.Post("/mcp", accept(), kInit, "application/json");
+  REQUIRE(init);
+  CHECK(init->status == 200);
+  const std::string session = init->get_header_value("Mcp-Session-Id");
+  CHECK(session.size() == 64);
+  CHECK(json::parse(init->body)["result"]["protocolVersion"] == "2025-11-25");
+
+  httplib::Headers h = accept();
+  h.emplace("Mcp-Session-Id", session);
+  h.emplace("MCP-Protocol-Version", "2025-11-25");
+  auto initialized = client.Post("/mcp", h, R"({"jsonrpc":"2.0","method":"notifications/initialized"})", "application/json");
+  CHECK(initialized->status == 202);
+  CHECK(initialized->body.empty());
+  auto ping = client.Post("/mcp", h, R"({"jsonrpc":"2.0","id":2,"method":"ping"})", "application/json");
+  CHECK(ping->status == 200);
+  CHECK(ping->get_header_value("Content-Type") == "application/json");
+  CHECK(json::parse(ping->body)["result"] == json::object());
+
+  auto call = client.Post("/mcp", h, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"x":1},"_meta":{"progressToken":7}}})",
+                          "application/json");
+  CHECK(call->status == 200);
+  CHECK(call->get_header_value("Content-Type") == "text/event-stream");
+  const auto progressAt = call->body.find("notifications/progress");
+  const auto resultAt = call->body.find("\"id\":3");
+  CHECK(progressAt != std::string::npos);
+  CHECK(resultAt != std::string::npos);
+  CHECK(progressAt < resultAt);
+
+  auto garbage = client.Post("/mcp", h, "{nope", "application/json");
+  CHECK(garbage->status == 400);
+  CHECK(json::parse(garbage->body)["error"]["code"] == -32700);
+
+  httplib::Headers badVersion = accept();
+  badVersion.emplace("Mcp-Session-Id", session);
+  badVersion.emplace("MCP-Protocol-Version", "1999-01-01");
+  CHECK(client.Post("/mcp", badVersion, R"({"jsonrpc":"2.0","id":4,"method":"ping"})", "application/json")->status == 400);
+
+  httplib::Headers unknown = accept();
+  unknown.emplace("Mcp-Session-Id", "not-a-session");
+  CHECK(client.Post("/mcp", unknown, R"({"jsonrpc":"2.0","id":5,"method":"ping"})", "application/json")->status == 404);
+  CHECK(client.Post("/mcp", accept(), R"({"jsonrpc":"2.0","id":6,"method":"ping"})", "application/json")->status == 400);
+
+  httplib::Headers jsonOnly{{"Accept", "application/json"}, {"Mcp-Session-Id", session}};
+  CHECK(client.Get("/mcp", jsonOnly)->status == 405);  // GET is only a stream
+  CHECK(client.Head("/mcp", h)->status == 405);
+  CHECK(client.Put("/mcp", h, "{}", "application/json")->status == 405);
+  CHECK(client.Post("/mcp", h, "{}", "text/plain")->status == 415);
+
+  CHECK(client.Delete("/mcp", h)->status == 200);
+  CHECK(client.Post("/mcp", h, R"({"jsonrpc":"2.0","id":7,"method":"ping"})", "application/json")->status == 404);
+  CHECK(client.Delete("/mcp", h)->status == 404);
+}
+
+TEST_CASE("HTTP: foreign Host/Origin are 403, bearer token is 401 when missing or wrong") {
+  HttpOptions options;
+  options.bearerToken = "s3cret";
+  Running server(options);
+  httplib::Client client("127.0.0.1", server.port);
+  httplib::Headers good = accept();
+  good.emplace("Authorization", "Bearer s3cret");
+  CHECK(client.Post("/mcp", good, kInit, "application/json")->status == 200);
+
+  CHECK(client.Post("/mcp", accept(), kInit, "application/json")->status == 401);
+  httplib::Headers wrong = accept();
+  wrong.emplace("Authorization", "Bearer s3creT");
+  auto denied = client.Post("/mcp", wrong, kInit, "application/json");
+  CHECK(denied->status == 401);
+  CHECK(denied->get_header_value("WWW-Authenticate") == "Bearer");
+
+  httplib::Headers origin = good;
+  origin.emplace("Origin", "http://evil.example.com");
+  CHECK(client.Post("/mcp", origin, kInit, "application/json")->status == 403);
+  httplib::Headers localOrigin = good;
+  localOrigin.emplace("Origin", "http://localhost:5173");
+  CHECK(client.Post("/mcp", localOrigin, kInit, "application/json")->status == 200);
+  httplib::Headers host = good;
+  host.emplace("Host", "evil.example.com");
+  CHECK(client.Post("/mcp", host, kInit, "application/json")->status == 403);
+}
+
+TEST_CASE("HTTP: request body size limit") {
+  HttpOptions options;
+  options.maxBodyBytes = 1024;
+  Running server(options);
+  httplib::Client client("127.0.0.1", server.port);
+  auto big = client.Post("/mcp", accept(), std::string(4096, ' ') + kInit, "application/json");
+  REQUIRE(big);
+  CHECK(big->status == 413);
+  CHECK(client.Post("/mcp", accept(), kInit, "application/json")->status == 200);
+}

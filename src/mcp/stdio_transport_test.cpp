@@ -1,0 +1,74 @@
+#include "mcp/stdio_transport.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <thread>
+
+using namespace kopt::mcp;
+
+namespace {
+
+struct Pipes {
+  int in[2];
+  int out[2];
+  Pipes() {
+    REQUIRE(pipe(in) == 0);
+    REQUIRE(pipe(out) == 0);
+  }
+  ~Pipes() {
+    for (int fd : {in[0], in[1], out[0], out[1]}) {
+      if (fd >= 0) close(fd);
+    }
+  }
+  void write(const std::string& s) { REQUIRE(::write(in[1], s.data(), s.size()) == static_cast<ssize_t>(s.size())); }
+  void closeInput() {
+    close(in[1]);
+    in[1] = -1;
+  }
+};
+
+// Reads one line from the transport's output (blocking).
+std::string readLine(FILE* f) {
+  std::string line;
+  int c;
+  while ((c = fgetc(f)) != EOF && c != '\n') line += static_cast<char>(c);
+  return line;
+}
+
+}  // namespace
+
+TEST_CASE("stdio: one JSON line per message, invalid UTF-8 replaced, oversize refused, exit on EOF") {
+  Registry registry;
+  ToolSpec raw;
+  raw.name = "raw";
+  raw.description = "returns bytes that are not UTF-8";
+  raw.handler = [](const json&, RequestContext&) { return ToolResult::text(std::string("a\xff\nb")); };
+  registry.addTool(raw);
+
+  Pipes pipes;
+  StdioOptions options;
+  options.maxMessageBytes = 1024;
+  options.eofGrace = std::chrono::milliseconds(1000);
+  StdioTransport transport(pipes.in[0], pipes.out[1], options);
+  Session session(registry, ServerInfo{}, transport);
+  std::thread server([&] { transport.run(session); });
+  FILE* out = fdopen(dup(pipes.out[0]), "r");
+  REQUIRE(out);
+
+  pipes.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})" "\n");
+  CHECK(json::parse(readLine(out))["id"] == 1);
+  pipes.write(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"raw"}})" "\n");
+  const std::string line = readLine(out);
+  json reply = json::parse(line);  // would throw on invalid UTF-8 or a broken line
+  CHECK(reply["result"]["content"][0]["text"] == "a\xef\xbf\xbd\nb");
+  pipes.write(std::string(2000, 'x') + "\n");
+  CHECK(json::parse(readLine(out))["error"]["code"] == -32600);
+  pipes.write(R"({"jsonrpc":"2.0","id":3,"method":"ping"})" "\n");
+  CHECK(json::parse(readLine(out))["id"] == 3);
+
+  pipes.closeInput();
+  server.join();  // returns because stdin reached EOF
+  fclose(out);
+}

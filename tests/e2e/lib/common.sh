@@ -1,0 +1,49 @@
+# Shared setup for tests/e2e/*.test.sh: source it first.
+#   source "$(dirname "$0")/lib/common.sh"
+# Gives: E2E_DIR, NODE22 (pinned Node 22), KOPT_BIN (checked), E2E_TMP (removed on exit), and
+# start_kopt_http ARGS... which starts `kopt serve --http 127.0.0.1:0 ARGS...` in the background
+# and sets KOPT_PID, KOPT_PORT, KOPT_URL (stopped on exit; stderr in $E2E_TMP/kopt-http-N.log).
+set -euo pipefail
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NODE22=$(bash "$E2E_DIR/lib/node22.sh")
+if [[ -z "${KOPT_BIN:-}" || ! -x "${KOPT_BIN}" ]]; then
+  echo "e2e: set KOPT_BIN to the built kopt binary (ctest does this)" >&2
+  exit 1
+fi
+E2E_TMP=$(mktemp -d)
+_e2e_pids=()
+_e2e_cleanup() {
+  local pid
+  for pid in "${_e2e_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${_e2e_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$E2E_TMP"
+}
+trap _e2e_cleanup EXIT
+
+_e2e_servers=0
+start_kopt_http() {
+  _e2e_servers=$((_e2e_servers + 1))
+  local portfile="$E2E_TMP/port-$_e2e_servers"
+  KOPT_LOG="$E2E_TMP/kopt-http-$_e2e_servers.log"
+  "$KOPT_BIN" serve --http 127.0.0.1:0 --port-file "$portfile" "$@" 2>"$KOPT_LOG" &
+  KOPT_PID=$!
+  _e2e_pids+=("$KOPT_PID")
+  # The port file appears (atomically) once the socket is bound; poll for it, bounded.
+  local i
+  for i in $(seq 1 200); do
+    [[ -s "$portfile" ]] && break
+    if ! kill -0 "$KOPT_PID" 2>/dev/null; then
+      echo "e2e: kopt serve --http exited early:" >&2
+      cat "$KOPT_LOG" >&2
+      return 1
+    fi
+    sleep 0.05
+  done
+  if [[ ! -s "$portfile" ]]; then
+    echo "e2e: kopt serve --http did not report its port within 10 s" >&2
+    cat "$KOPT_LOG" >&2
+    return 1
+  fi
+  KOPT_PORT=$(cat "$portfile")
+  KOPT_URL="http://127.0.0.1:$KOPT_PORT/mcp"
+}
