@@ -22,10 +22,9 @@ struct Captured {
 
 Captured capture(std::vector<std::string> argv) {
   static std::atomic<unsigned> counter{0};
-  const fs::path dir = fs::temp_directory_path() / ("kopt-inspect-" + std::to_string(::getpid()));
+  const fs::path dir = fs::temp_directory_path();  // two files, removed below; no directory left
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  const std::string stem = std::to_string(counter++);
+  const std::string stem = "kopt-inspect-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   CommandSpec spec;
   spec.argv = std::move(argv);
   spec.stdoutPath = dir / (stem + ".out");

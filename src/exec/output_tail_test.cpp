@@ -5,15 +5,21 @@
 
 #include <fstream>
 
+#include "exec/test_support.h"
+
 namespace fs = std::filesystem;
 using kopt::exec::fileSize;
 using kopt::exec::lastCompleteLine;
 
 namespace {
+// One directory for the whole test binary's run of this file, removed at exit.
+const kopt::exec::testing::TempDir& tempDir() {
+  static const kopt::exec::testing::TempDir dir("output_tail");
+  return dir;
+}
+
 fs::path writeTemp(const std::string& name, const std::string& content) {
-  const fs::path dir = fs::temp_directory_path() / ("kopt_output_tail_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path p = dir / name;
+  const fs::path p = tempDir() / name;
   std::ofstream(p, std::ios::binary) << content;
   return p;
 }

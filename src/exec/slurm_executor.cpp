@@ -88,10 +88,10 @@ class SlurmCli {
   CliResult call(std::vector<std::string> argv, std::map<std::string, std::string> env = {},
                  milliseconds timeout = kCliTimeout) const {
     static std::atomic<unsigned long> counter{0};
-    const fs::path dir = fs::temp_directory_path() / ("kopt-slurm-" + std::to_string(::getpid()));
+    // Files, not a directory, so nothing is left behind once they are removed.
+    const fs::path dir = fs::temp_directory_path();
     std::error_code ec;
-    fs::create_directories(dir, ec);
-    const std::string stem = std::to_string(counter++);
+    const std::string stem = "kopt-slurm-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     CommandSpec spec;
     spec.argv = std::move(argv);
     spec.env = std::move(env);
