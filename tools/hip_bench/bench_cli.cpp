@@ -72,12 +72,11 @@ std::variant<BenchArgs, CliError> parseBenchArgs(const std::vector<std::string>&
       out.checkOnly = true;
     } else if (opt == "--list-shapes") {
       out.listShapes = true;
-    } else if (opt == "--target-rsd" || opt == "--target-rse" || opt == "--time-cap") {
+    } else if (opt == "--target-rsd" || opt == "--time-cap-s") {
       auto v = value("a number");
       auto x = v ? parsePositive(*v) : std::nullopt;
       if (!x) return missing("a positive number");
-      if (opt == "--target-rsd") out.sampling.targetRsdPct = *x;
-      else if (opt == "--target-rse") out.sampling.targetRsePct = *x;
+      if (opt == "--target-rsd") out.sampling.targetRsd = *x;
       else out.sampling.timeCapSeconds = *x;
     } else if (opt == "--min-samples" || opt == "--max-samples") {
       auto v = value("N");
@@ -110,8 +109,8 @@ std::string benchUsage(const std::string& program) {
          " --summary-csv PATH --samples PATH [--shapes L1,L2,...] [--seed N]\n"
          "       " + program + " --check-only [--shapes ...] [--seed N]\n"
          "       " + program + " --list-shapes\n"
-         "options: --target-rsd PCT (0.5) --target-rse PCT (0.1) --time-cap S (2) --min-samples N (10)\n"
-         "         --max-samples N (500) --flush-mib N (default max(2 x L2, 256 MiB; 512 MiB on AMD))\n";
+         "options: --target-rsd F (0.005) --time-cap-s S (2, per shape) --min-samples N (10) --max-samples N (400)\n"
+         "         --flush-mib N (default max(2 x L2, 256 MiB; 512 MiB on AMD))\n";
 }
 
 }  // namespace kopt::hipbench

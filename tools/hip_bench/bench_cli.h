@@ -5,7 +5,8 @@
 //   --check-only            correctness on every shape (and the edge shapes), no timing; exit 0
 //                           iff all PASS. The manifests' test_command.
 //   --list-shapes           print the shape labels and exit.
-//   --target-rsd PCT  --target-rse PCT  --time-cap S  --min-samples N  --max-samples N
+//   --target-rsd F (0.005)  --time-cap-s S (2, per shape)  --min-samples N (10)  --max-samples N (400)
+//                           the Python quick harness's names and defaults (sampling.h)
 //   --flush-mib N           L2/LLC flush buffer size (default: max(2 x L2, 256 MiB; 512 MiB on AMD)).
 #include <cstdint>
 #include <optional>

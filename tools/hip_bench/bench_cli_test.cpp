@@ -30,10 +30,9 @@ TEST_CASE("the contract's options") {
 TEST_CASE("the harness's own options") {
   auto a = ok({"--check-only"});
   CHECK(a.checkOnly);
-  auto b = ok({"--summary-csv", "x", "--samples", "y", "--target-rsd", "1.5", "--time-cap", "0.5", "--min-samples", "3",
-               "--max-samples", "7", "--flush-mib", "512", "--target-rse", "0.2"});
-  CHECK(b.sampling.targetRsdPct == doctest::Approx(1.5));
-  CHECK(b.sampling.targetRsePct == doctest::Approx(0.2));
+  auto b = ok({"--summary-csv", "x", "--samples", "y", "--target-rsd", "0.01", "--time-cap-s", "0.5", "--min-samples",
+               "3", "--max-samples", "7", "--flush-mib", "512"});
+  CHECK(b.sampling.targetRsd == doctest::Approx(0.01));
   CHECK(b.sampling.timeCapSeconds == doctest::Approx(0.5));
   CHECK(b.sampling.minSamples == 3);
   CHECK(b.sampling.maxSamples == 7);
@@ -49,7 +48,7 @@ TEST_CASE("bad command lines name the option") {
   CHECK(error({"--check-only", "--seed", "12x"}).find("--seed") != std::string::npos);
   CHECK(error({"--check-only", "--shapes", "a,,b"}).find("empty label") != std::string::npos);
   CHECK(error({"--check-only", "--shapes", "a,a"}).find("'a' twice") != std::string::npos);
-  CHECK(error({"--check-only", "--time-cap", "0"}).find("--time-cap") != std::string::npos);
+  CHECK(error({"--check-only", "--time-cap-s", "0"}).find("--time-cap-s") != std::string::npos);
   CHECK(error({"--check-only", "--frobnicate"}).find("unknown option '--frobnicate'") != std::string::npos);
   CHECK(error({"--check-only", "--min-samples", "9", "--max-samples", "3"}).find("exceeds") != std::string::npos);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace kopt::hipbench {
 
@@ -14,6 +15,12 @@ const char* stopReasonName(StopReason reason) {
   return "max_samples";
 }
 
+SamplingPolicy SamplingPolicy::forShare(double share) const {
+  SamplingPolicy p = *this;
+  p.timeCapSeconds = timeCapSeconds * share;
+  return p;
+}
+
 TimeStats summarize(const std::vector<double>& timesMs) {
   TimeStats s;
   s.count = timesMs.size();
@@ -24,6 +31,8 @@ TimeStats summarize(const std::vector<double>& timesMs) {
   double sq = 0;
   for (double t : timesMs) sq += (t - s.mean) * (t - s.mean);
   s.pstdev = std::sqrt(sq / static_cast<double>(s.count));
+  s.rsd = (s.count >= 2 && s.mean > 0) ? std::sqrt(sq / static_cast<double>(s.count - 1)) / s.mean
+                                       : std::numeric_limits<double>::infinity();
   std::vector<double> sorted = timesMs;
   std::sort(sorted.begin(), sorted.end());
   const std::size_t mid = s.count / 2;
@@ -40,20 +49,26 @@ void AdaptiveSampler::add(double ms, double elapsedSeconds) {
     reason_ = StopReason::MaxSamples;
     return;
   }
-  // A spread needs a few samples to mean anything: never fewer than three.
-  if (n >= policy_.minSamples && n >= 3) {
-    const TimeStats s = summarize(times_);
-    const double rse = s.mean > 0 ? 100.0 * (s.pstdev / std::sqrt(static_cast<double>(n))) / s.mean : 0.0;
-    if (s.rsdPct() <= policy_.targetRsdPct || rse <= policy_.targetRsePct) {
-      done_ = true;
-      reason_ = StopReason::Rsd;
-      return;
-    }
+  if (n < policy_.minSamples) return;
+  if (summarize(times_).rsd <= policy_.targetRsd) {
+    done_ = true;
+    reason_ = StopReason::Rsd;
+    return;
   }
-  if (elapsedSeconds >= policy_.timeCapSeconds && n >= 3) {
+  if (elapsedSeconds >= policy_.timeCapSeconds) {
     done_ = true;
     reason_ = StopReason::TimeCap;
   }
+}
+
+int warmupCalls(const SamplingPolicy& policy, std::uint64_t seed, const std::string& label, bool forward) {
+  const int lo = std::max(0, policy.warmupMin);
+  const int hi = std::max(lo, policy.warmupMax);
+  std::uint64_t h = 0xcbf29ce484222325ull ^ seed;
+  for (unsigned char c : label) h = (h ^ c) * 0x100000001b3ull;
+  h = (h ^ (forward ? 0x66u : 0x62u)) * 0x100000001b3ull;
+  h ^= h >> 29;
+  return lo + static_cast<int>(h % static_cast<std::uint64_t>(hi - lo + 1));
 }
 
 ThroughputStats throughput(const std::vector<double>& timesMs, double workPerCall, double unitScale) {

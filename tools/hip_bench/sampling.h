@@ -1,14 +1,15 @@
 #pragma once
-// Adaptive sampling: time one call at a time until the estimate is precise enough or a cap is hit.
-// Stops with
-//  - "rsd"         after at least minSamples (and 3), when the samples' relative standard deviation is at
-//                  most targetRsdPct, or the relative standard error of their mean is at most
-//                  targetRsePct (the nvbench and GPU MODE rules: a noisy shape stops on the
-//                  second once it has enough samples for a precise mean);
-//  - "time_cap"    when timeCapSeconds of wall time went by (counting the untimed preparation,
-//                  flush and checks of each sample) and at least 3 samples exist;
-//  - "max_samples" at maxSamples.
+// Adaptive sampling, the same rule as the Python quick harness (tools/quick_test_bench.py): time one
+// call at a time and stop with
+//  - "max_samples" at maxSamples;
+//  - nothing before minSamples;
+//  - "rsd"         when the samples' relative standard deviation (sample stddev / mean) is at most
+//                  targetRsd (a fraction: 0.005 is nvbench's default 0.5 %);
+//  - "time_cap"    when the direction's share of the shape's time cap has passed (wall time,
+//                  counting each sample's untimed preparation, flush and check).
+// A shape's cap is split a third to forward and two thirds to backward, as in the Python harness.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,14 @@ const char* stopReasonName(StopReason reason);  // "rsd" | "time_cap" | "max_sam
 
 struct SamplingPolicy {
   int minSamples = 10;
-  int maxSamples = 500;
-  double targetRsdPct = 0.5;
-  double targetRsePct = 0.1;
-  double timeCapSeconds = 2.0;
-  int warmupCalls = 2;  // untimed calls before the first sample
+  int maxSamples = 400;
+  double targetRsd = 0.005;
+  double timeCapSeconds = 2.0;  // per shape, both directions
+  int warmupMin = 2;            // untimed calls first: a count drawn in [warmupMin, warmupMax] per
+  int warmupMax = 4;            // shape and direction, so the timed phase cannot be found by counting
+
+  // The policy for one direction: the cap scaled by its share (1/3 forward, 2/3 backward).
+  SamplingPolicy forShare(double share) const;
 };
 
 // Summary statistics of per-call times (ms).
@@ -31,8 +35,8 @@ struct TimeStats {
   std::size_t count = 0;
   double mean = 0;
   double median = 0;
-  double pstdev = 0;  // population standard deviation
-  double rsdPct() const { return mean > 0 ? 100.0 * pstdev / mean : 0.0; }
+  double pstdev = 0;   // population standard deviation (the CSV's _stddev convention)
+  double rsd = 0;      // sample standard deviation / mean (the stopping rule's noise measure)
 };
 TimeStats summarize(const std::vector<double>& timesMs);
 
@@ -52,11 +56,15 @@ class AdaptiveSampler {
   StopReason reason_ = StopReason::MaxSamples;
 };
 
-// Per-sample throughput (work / time) and its population standard deviation: the `_stddev`
-// columns are the spread of the metric itself, in the metric's unit. `unitScale` converts
-// work-per-ms into the unit (1e-9 for FLOP/ms -> TFLOPS, 1e-6 for bytes/ms -> GB/s).
+// The number of warm-up calls for one (seed, shape, direction): reproducible, not predictable
+// without the seed.
+int warmupCalls(const SamplingPolicy& policy, std::uint64_t seed, const std::string& label, bool forward);
+
+// Per-call throughput (work / time): the metric at the median time and the population standard
+// deviation of the per-call values, in the metric's unit. `unitScale` converts work per ms into the
+// unit (1e-9 for FLOP/ms -> TFLOPS, 1e-6 for bytes/ms -> GB/s).
 struct ThroughputStats {
-  double atMedianTime = 0;  // work / median time: the reported metric
+  double atMedianTime = 0;
   double pstdev = 0;
 };
 ThroughputStats throughput(const std::vector<double>& timesMs, double workPerCall, double unitScale);

@@ -8,10 +8,14 @@ namespace {
 
 constexpr int kThreads = 256;
 
+// Grid-stride loops below: the grid can be capped and every element is still covered.
+#ifndef KOPT_FILL_MAX_BLOCKS
+#define KOPT_FILL_MAX_BLOCKS (65535 * 16)
+#endif
+
 unsigned gridFor(std::size_t count) {
   const std::size_t blocks = (count + kThreads - 1) / kThreads;
-  // Grid-stride loops below: cap the grid, every element is still covered.
-  return static_cast<unsigned>(blocks < 65535 * 16 ? blocks : 65535 * 16);
+  return static_cast<unsigned>(blocks < KOPT_FILL_MAX_BLOCKS ? blocks : KOPT_FILL_MAX_BLOCKS);
 }
 
 __global__ void fillInputsKernel(std::uint16_t* dst, std::size_t count, std::uint64_t key, float scale, float offset) {

@@ -3,6 +3,7 @@
 //   prepare(sample)  fresh inputs into the sample's input set, poison its outputs   (untimed)
 //   flush            reset persisting L2, overwrite >= 2x the last-level cache       (untimed)
 //   event start; launch(); event stop; device-wide synchronize                       (timed: events)
+//   the event time must not exceed the host wall time around it (else: CheckFailure)
 //   verify(sample)   spot-check the output against the host reference; throws CheckFailure
 // The events sit on the legacy default stream, which waits for work on every blocking stream, and
 // the device-wide synchronize before reading them means work left running on another stream
@@ -21,6 +22,8 @@ struct TimedCall {
   std::function<void(int sample)> verify;
 };
 
-DirectionTiming timeAdaptive(const TimedCall& call, const SamplingPolicy& policy, L2Flusher& flusher, double workPerCall);
+// `warmups` untimed calls first (see warmupCalls in sampling.h); `policy` is already the direction's share.
+DirectionTiming timeAdaptive(const TimedCall& call, const SamplingPolicy& policy, L2Flusher& flusher, double workPerCall,
+                             int warmups);
 
 }  // namespace kopt::hipbench

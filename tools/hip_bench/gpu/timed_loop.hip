@@ -22,11 +22,12 @@ class Events {
 };
 }  // namespace
 
-DirectionTiming timeAdaptive(const TimedCall& call, const SamplingPolicy& policy, L2Flusher& flusher, double workPerCall) {
+DirectionTiming timeAdaptive(const TimedCall& call, const SamplingPolicy& policy, L2Flusher& flusher, double workPerCall,
+                             int warmups) {
   Events events;
   // Warm-up: module load, first-touch and clock ramp stay out of the samples. Sample indices are
   // negative here so prepare() can still give every call its own inputs.
-  for (int w = 0; w < policy.warmupCalls; ++w) {
+  for (int w = 0; w < warmups; ++w) {
     call.prepare(-1 - w);
     flusher.flush();
     call.launch();
@@ -39,13 +40,21 @@ DirectionTiming timeAdaptive(const TimedCall& call, const SamplingPolicy& policy
     call.prepare(sample);
     flusher.flush();
     KOPT_HIP_CHECK(hipDeviceSynchronize());
+    const auto hostStart = std::chrono::steady_clock::now();
     KOPT_HIP_CHECK(hipEventRecord(events.start_, nullptr));
     call.launch();
     KOPT_HIP_CHECK_LAUNCH();
     KOPT_HIP_CHECK(hipEventRecord(events.stop_, nullptr));
     KOPT_HIP_CHECK(hipDeviceSynchronize());
+    const double hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - hostStart).count();
     float ms = 0;
     KOPT_HIP_CHECK(hipEventElapsedTime(&ms, events.start_, events.stop_));
+    // Both events were recorded inside this host window, synchronized on both sides: a device time
+    // longer than the wall time around it means the timer was tampered with (the Python harness's rule).
+    if (ms > hostMs * 1.05 + 0.05) {
+      throw CheckFailure("device-event time " + std::to_string(ms) + " ms exceeds the host wall time " +
+                         std::to_string(hostMs) + " ms around the same call (sample " + std::to_string(sample) + ")");
+    }
     if (call.verify) call.verify(sample);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     sampler.add(static_cast<double>(ms), elapsed);
