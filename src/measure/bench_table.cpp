@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <unordered_map>
+#include <utility>
 
 #include "measure/csv_line.h"
 
@@ -302,6 +303,30 @@ std::variant<Plan, TableError> planCustom(const CustomSchema& custom, std::vecto
   return p;
 }
 
+// The earliest repeated label (by the line of its repetition) as (first row, repeating row), found
+// by sorting label hashes: no per-label allocation, which a hash map of 100k labels costs.
+std::optional<std::pair<std::size_t, std::size_t>> findDuplicateLabel(const std::vector<BenchRow>& rows) {
+  std::vector<std::pair<std::size_t, std::size_t>> keyed(rows.size());  // (hash, row index)
+  std::hash<std::string_view> hash;
+  for (std::size_t i = 0; i < rows.size(); ++i) keyed[i] = {hash(rows[i].label), i};
+  std::sort(keyed.begin(), keyed.end());
+  std::optional<std::pair<std::size_t, std::size_t>> best;
+  for (std::size_t i = 0; i + 1 < keyed.size(); ++i) {
+    if (keyed[i].first != keyed[i + 1].first) continue;
+    // Same hash: compare every pair in the run (runs are tiny unless labels really repeat).
+    std::size_t end = i + 1;
+    while (end < keyed.size() && keyed[end].first == keyed[i].first) ++end;
+    for (std::size_t a = i; a < end; ++a)
+      for (std::size_t b = a + 1; b < end; ++b) {
+        std::size_t lo = keyed[a].second, hi = keyed[b].second;  // sorted pairs: lo < hi
+        if (rows[lo].label != rows[hi].label) continue;
+        if (!best || hi < best->second || (hi == best->second && lo < best->first)) best = std::make_pair(lo, hi);
+      }
+    i = end - 1;
+  }
+  return best;
+}
+
 TableResult parseRows(std::string_view text, const Split& split, Plan plan) {
   BenchTable table;
   table.schema = std::move(plan.schema);
@@ -318,15 +343,14 @@ TableResult parseRows(std::string_view text, const Split& split, Plan plan) {
   }
   const bool keepText = anyTextColumn || plan.inferTextColumns;
 
-  std::unordered_map<std::string_view, std::size_t> labelLine;  // label -> first line
   std::vector<std::string_view> cells;
   cells.reserve(ncols + 1);
   std::string scratch;  // unescaped quoted cells live here for the current line
   std::size_t pos = split.bodyStart;
   std::size_t lineNo = 1;
   std::size_t firstBlankAfterData = 0;
-  // Estimate rows for one reservation: 100k-row tables are the benchmark case.
-  table.rows.reserve(std::count(text.begin() + static_cast<std::ptrdiff_t>(pos), text.end(), '\n') + 1);
+  // One reservation from a cheap estimate (rows are rarely shorter than 32 bytes).
+  table.rows.reserve(std::min<std::size_t>((text.size() - std::min(pos, text.size())) / 32 + 1, 1u << 22));
 
   while (pos < text.size()) {
     ++lineNo;
@@ -388,11 +412,12 @@ TableResult parseRows(std::string_view text, const Split& split, Plan plan) {
                          "line " + std::to_string(lineNo) + ", column " + std::to_string(c + 1) + " " +
                              quoteName(schema.columns[c]) + ": " + quoteName(cell) + " is not a non-negative integer",
                          "write the dimension as an integer, or leave the cell empty");
-          const std::string& name = schema.columns[c];
-          if (name == "B") row.shape.B = dim;
-          else if (name == "M") row.shape.M = dim;
-          else if (name == "N") row.shape.N = dim;
-          else row.shape.K = dim;
+          switch (schema.columns[c][0]) {  // a shape column is exactly one of B, M, N, K
+            case 'B': row.shape.B = dim; break;
+            case 'M': row.shape.M = dim; break;
+            case 'N': row.shape.N = dim; break;
+            default: row.shape.K = dim; break;
+          }
           if (dim) row.values[c] = static_cast<double>(*dim);
           break;
         }
@@ -422,15 +447,13 @@ TableResult parseRows(std::string_view text, const Split& split, Plan plan) {
     table.rows.push_back(std::move(row));
   }
 
-  // Duplicate labels, checked on the stored strings (string_views into rows are stable now).
-  labelLine.clear();
-  for (const auto& row : table.rows) {
-    auto [it, inserted] = labelLine.emplace(row.label, row.line);
-    if (!inserted)
-      return error(row.line, schema.labelIndex + 1, schema.columns[schema.labelIndex],
-                   "label " + quoteName(row.label) + " on line " + std::to_string(row.line) + " repeats line " +
-                       std::to_string(it->second),
-                   "give every shape one row with a unique label");
+  if (auto dup = findDuplicateLabel(table.rows)) {
+    const BenchRow& first = table.rows[dup->first];
+    const BenchRow& again = table.rows[dup->second];
+    return error(again.line, schema.labelIndex + 1, schema.columns[schema.labelIndex],
+                 "label " + quoteName(again.label) + " on line " + std::to_string(again.line) + " repeats line " +
+                     std::to_string(first.line),
+                 "give every shape one row with a unique label");
   }
   if (table.rows.empty())
     return error(2, 0, "", "the table has a header and no rows", "write one row per shape after the header");

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
+#include <utility>
 
 #include "measure/statistics.h"
 
@@ -45,11 +45,23 @@ double betaContinuedFraction(double a, double b, double x) {
   return h;
 }
 
+// log B(a, b)^-1 = lgamma(a+b) - lgamma(a) - lgamma(b). The gate asks for the same (a, b) for
+// every shape of a round (same pair count), so the last answer is kept per thread.
+double logInverseBeta(double a, double b) {
+  thread_local double lastA = -1.0, lastB = -1.0, lastValue = 0.0;
+  if (a != lastA || b != lastB) {
+    lastA = a;
+    lastB = b;
+    lastValue = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b);
+  }
+  return lastValue;
+}
+
 // I_x(a, b).
 double regularizedIncompleteBeta(double a, double b, double x) {
   if (x <= 0.0) return 0.0;
   if (x >= 1.0) return 1.0;
-  const double logFront = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  const double logFront = logInverseBeta(a, b) + a * std::log(x) + b * std::log1p(-x);
   const double front = std::exp(logFront);
   if (x < (a + 1.0) / (a + b + 2.0)) return front * betaContinuedFraction(a, b, x) / a;
   return 1.0 - front * betaContinuedFraction(b, a, 1.0 - x) / b;
@@ -97,14 +109,15 @@ double normalQuantile(double p) {
 
 std::vector<double> holmAdjust(const std::vector<double>& pValues) {
   const std::size_t k = pValues.size();
-  std::vector<std::size_t> order(k);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return pValues[a] < pValues[b]; });
+  // (p, index) pairs: ties broken by position, so the result never depends on the sort.
+  std::vector<std::pair<double, std::size_t>> order(k);
+  for (std::size_t i = 0; i < k; ++i) order[i] = {std::isnan(pValues[i]) ? 1.0 : pValues[i], i};
+  std::sort(order.begin(), order.end());
   std::vector<double> adjusted(k, 1.0);
   double running = 0.0;
   for (std::size_t rank = 0; rank < k; ++rank) {
-    const std::size_t i = order[rank];
-    const double p = std::isnan(pValues[i]) ? 1.0 : pValues[i];
+    const std::size_t i = order[rank].second;
+    const double p = order[rank].first;
     running = std::max(running, std::min(1.0, static_cast<double>(k - rank) * p));
     adjusted[i] = running;
   }

@@ -6,20 +6,56 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "measure/statistics.h"
+
+#include "measure/label_lookup.h"
+#include "measure/percent_format.h"
 
 namespace kopt::measure {
 
 namespace {
 
-std::string percent(double relative) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.2f%%", 100.0 * relative);
-  return buf;
-}
+std::string percent(double relative) { return percentText(relative, /*plus=*/true); }
+
+// The reasons of one kind of outcome (ROLLBACK, REMEASURE, NOTE). Per-shape reasons beyond `cap`
+// of one code are counted, not built, and summed up in one reason: a 10,000-shape round stays
+// readable and cheap, and the per-shape verdicts still list every shape.
+class ReasonList {
+ public:
+  explicit ReasonList(int cap) : cap_(cap), counts_(kCodes, 0) {}
+
+  template <typename MakeMessage>
+  void add(ReasonCode code, std::string_view label, MakeMessage makeMessage) {
+    const std::size_t c = static_cast<std::size_t>(code);
+    if (!label.empty() && cap_ >= 0 && ++counts_[c] > static_cast<std::size_t>(cap_)) return;
+    items_.push_back(Reason{code, std::string(label), makeMessage()});
+  }
+  bool empty() const { return items_.empty(); }  // a capped code always kept its first `cap` items
+  ReasonCode firstCode() const { return items_.front().code; }
+
+  void appendTo(std::vector<Reason>& out) {
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      out.push_back(std::move(items_[i]));
+      const std::size_t c = static_cast<std::size_t>(out.back().code);
+      const bool lastOfCode = std::none_of(items_.begin() + static_cast<std::ptrdiff_t>(i) + 1, items_.end(),
+                                           [&](const Reason& r) { return static_cast<std::size_t>(r.code) == c; });
+      if (lastOfCode && cap_ >= 0 && counts_[c] > static_cast<std::size_t>(cap_))
+        out.push_back(Reason{out.back().code, "",
+                             "... and " + std::to_string(counts_[c] - static_cast<std::size_t>(cap_)) +
+                                 " more shapes with " + toString(out.back().code) + " (see the per-shape verdicts)"});
+    }
+    items_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kCodes = static_cast<std::size_t>(ReasonCode::Improved) + 1;
+  int cap_;
+  std::vector<std::size_t> counts_;
+  std::vector<Reason> items_;
+};
 
 }  // namespace
 
@@ -57,50 +93,61 @@ const char* toString(ReasonCode code) {
 
 GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
   GateResult result;
-  std::vector<Reason> fatal;  // ROLLBACK reasons
-  std::vector<Reason> again;  // REMEASURE reasons
-  std::vector<Reason> notes;  // never decide, always reported
+  ReasonList fatal(policy.maxReasonsPerCode);  // ROLLBACK reasons
+  ReasonList again(policy.maxReasonsPerCode);  // REMEASURE reasons
+  ReasonList notes(policy.maxReasonsPerCode);  // never decide, always reported
 
-  // 1. Correctness is a hard gate: any candidate row that is not PASS.
-  std::unordered_map<std::string, Check> candidateCheck;
-  for (const auto& [label, check] : input.candidateChecks) {
-    auto [it, inserted] = candidateCheck.emplace(label, check);
-    if (!inserted && check != Check::Pass) it->second = check;  // the worst over repeated entries
+  // 1. Correctness is a hard gate: any candidate row that is not PASS. Labels may repeat (one entry
+  // per run); a label's check is the worst of its entries. Only non-PASS entries need merging,
+  // and they are few, so a small map of them is all the bookkeeping (no per-label hashing).
+  const auto& checks = input.candidateChecks;
+  auto rank = [](Check c) { return c == Check::Pass ? 0 : c == Check::Fail ? 1 : 2; };
+  std::unordered_map<std::string_view, Check> failing;
+  std::vector<std::string_view> failingOrder;
+  for (const auto& [label, check] : checks) {
+    if (check == Check::Pass) continue;
+    auto [it, inserted] = failing.emplace(label, check);
+    if (inserted) failingOrder.push_back(label);
+    else if (rank(check) > rank(it->second)) it->second = check;
   }
-  std::unordered_set<std::string> reported;
-  for (const auto& [label, check] : input.candidateChecks) {
-    const Check worst = candidateCheck[label];
-    if (worst != Check::Pass && reported.insert(label).second)
-      fatal.push_back({ReasonCode::CheckNotPass, label, std::string("candidate is ") + toString(worst) + " on " + label});
-  }
+  for (std::string_view label : failingOrder)
+    fatal.add(ReasonCode::CheckNotPass, label,
+              [&] { return std::string("candidate is ") + toString(failing[label]) + " on " + std::string(label); });
 
   // 2. The PASS set may not shrink: a FAIL counts as a miss, not a dropped term of the geomean.
-  for (const auto& label : input.bestPassLabels) {
-    auto it = candidateCheck.find(label);
-    if (it == candidateCheck.end())
-      fatal.push_back({ReasonCode::PassSetShrank, label,
-                       label + " is PASS in the current best and has no row in the candidate (a miss, not a dropped term)"});
-    else if (it->second != Check::Pass)
-      fatal.push_back({ReasonCode::PassSetShrank, label,
-                       label + " is PASS in the current best and " + toString(it->second) +
-                           " in the candidate (a FAIL counts as a miss, not a dropped term)"});
+  // 3. Every shape PASS in the best needs paired runs to be judged.
+  auto checkIndex = makeLabelLookup(checks.size(), [&checks](std::size_t i) -> std::string_view { return checks[i].first; });
+  auto runIndex = makeLabelLookup(input.runs.size(), [&input](std::size_t i) -> std::string_view { return input.runs[i].label; });
+  for (std::size_t b = 0; b < input.bestPassLabels.size(); ++b) {
+    const std::string& label = input.bestPassLabels[b];
+    if (!checkIndex.find(label, b)) {
+      fatal.add(ReasonCode::PassSetShrank, label, [&] {
+        return label + " is PASS in the current best and has no row in the candidate (a miss, not a dropped term)";
+      });
+      continue;
+    }
+    auto bad = failing.find(label);
+    if (bad != failing.end()) {
+      fatal.add(ReasonCode::PassSetShrank, label, [&] {
+        return label + " is PASS in the current best and " + toString(bad->second) +
+               " in the candidate (a FAIL counts as a miss, not a dropped term)";
+      });
+    } else if (!runIndex.find(label, b)) {
+      fatal.add(ReasonCode::MissingShape, label,
+                [&] { return label + " has no paired runs; it cannot be shown not to regress"; });
+    }
   }
 
-  // 3. Every shape PASS in the best needs paired runs to be judged.
-  std::unordered_set<std::string> withRuns;
-  for (const auto& r : input.runs) withRuns.insert(r.label);
-  for (const auto& label : input.bestPassLabels)
-    if (!withRuns.count(label) && candidateCheck.count(label) && candidateCheck[label] == Check::Pass)
-      fatal.push_back({ReasonCode::MissingShape, label, label + " has no paired runs; it cannot be shown not to regress"});
-
   // 4. Per-shape verdicts and the aggregate (computed even when rejecting: the record shows them).
-  result.shapes = compareShapes(input.runs, input.calibration, policy);
-  if (!input.runs.empty()) result.aggregate = aggregateRatio(input.runs, policy);
+  RoundComparison comparison = compareRound(input.runs, input.calibration, policy);
+  result.shapes = std::move(comparison.shapes);
+  result.aggregate = comparison.aggregate;
 
   std::size_t pairs = std::numeric_limits<std::size_t>::max();
   for (const auto& v : result.shapes) pairs = std::min(pairs, v.pairs);
   if (result.shapes.empty()) pairs = 0;
-  const std::size_t maxPairs = static_cast<std::size_t>(std::max(policy.maxPairs, policy.minPairs));
+  const std::size_t minPairs = static_cast<std::size_t>(std::max(2, policy.minPairs));
+  const std::size_t maxPairs = std::max(static_cast<std::size_t>(std::max(policy.maxPairs, 0)), minPairs);
   const bool atCap = pairs >= maxPairs;
   auto room = [&](int wanted) {
     const int left = static_cast<int>(maxPairs) - static_cast<int>(pairs);
@@ -108,30 +155,34 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
   };
 
   for (const auto& v : result.shapes) {
-    if (v.verdict == Verdict::Regressed) fatal.push_back({ReasonCode::ShapeRegressed, v.label, v.label + ": " + v.note});
-    if (v.slowedWithinDelta) notes.push_back({ReasonCode::ShapeSlowedWithinNoise, v.label, v.label + ": " + v.note});
-    if (v.pairs >= static_cast<std::size_t>(std::max(2, policy.minPairs)) && v.mde > policy.regressionTolerance)
-      notes.push_back({ReasonCode::ShapeBlind, v.label,
-                       v.label + ": minimum detectable slowdown " + percent(v.mde) + " exceeds the tolerance " +
-                           percent(policy.regressionTolerance) + " at " + std::to_string(v.pairs) +
-                           " pairs; add pairs or reduce the noise"});
+    if (v.verdict == Verdict::Regressed)
+      fatal.add(ReasonCode::ShapeRegressed, v.label, [&] { return v.label + ": " + v.note; });
+    if (v.slowedWithinDelta) notes.add(ReasonCode::ShapeSlowedWithinNoise, v.label, [&] { return v.label + ": " + v.note; });
+    if (v.pairs >= minPairs && v.mde > policy.regressionTolerance)
+      notes.add(ReasonCode::ShapeBlind, v.label, [&] {
+        return v.label + ": minimum detectable slowdown " + percent(v.mde) + " exceeds the tolerance " +
+               percent(policy.regressionTolerance) + " at " + std::to_string(v.pairs) +
+               " pairs; add pairs or reduce the noise";
+      });
   }
 
-  const bool tooFew = input.runs.empty() || pairs < static_cast<std::size_t>(std::max(2, policy.minPairs));
+  const bool tooFew = input.runs.empty() || pairs < minPairs;
   if (fatal.empty() && tooFew)
-    again.push_back({ReasonCode::TooFewPairs, "",
-                     std::to_string(input.runs.empty() ? 0 : pairs) + " interleaved pairs; at least " +
-                         std::to_string(std::max(2, policy.minPairs)) + " are needed for a verdict"});
+    again.add(ReasonCode::TooFewPairs, "", [&] {
+      return std::to_string(input.runs.empty() ? 0 : pairs) + " interleaved pairs; at least " + std::to_string(minPairs) +
+             " are needed for a verdict";
+    });
 
   // 5. INCONCLUSIVE shapes: measure again, up to the cap; then "not shown better".
   if (fatal.empty() && again.empty()) {
     for (const auto& v : result.shapes) {
       if (v.verdict != Verdict::Inconclusive) continue;
       if (atCap)
-        fatal.push_back({ReasonCode::NotShownBetter, v.label,
-                         v.label + " still INCONCLUSIVE after " + std::to_string(v.pairs) + " pairs: " + v.note});
+        fatal.add(ReasonCode::NotShownBetter, v.label, [&] {
+          return v.label + " still INCONCLUSIVE after " + std::to_string(v.pairs) + " pairs: " + v.note;
+        });
       else
-        again.push_back({ReasonCode::ShapeInconclusive, v.label, v.label + ": " + v.note});
+        again.add(ReasonCode::ShapeInconclusive, v.label, [&] { return v.label + ": " + v.note; });
     }
   }
 
@@ -143,28 +194,34 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
     const std::string ci = "geomean ratio " + percent(agg.ratio - 1) + " (CI " + percent(agg.ciLow - 1) + " .. " +
                            percent(agg.ciHigh - 1) + ", " + std::to_string(agg.pairs) + " pairs)";
     if (agg.ciHigh <= bar) {
-      fatal.push_back({ReasonCode::AggregateNotBetter, "", ci + " is not above " + percent(bar - 1)});
+      fatal.add(ReasonCode::AggregateNotBetter, "", [&] { return ci + " is not above " + percent(bar - 1); });
     } else if (agg.ciHigh <= 1.0 + policy.minGain || (agg.ciLow > bar && agg.ratio - 1.0 <= policy.minGain)) {
-      fatal.push_back({ReasonCode::GainBelowMinimum, "", ci + ": gain below the minimum " + percent(policy.minGain)});
+      fatal.add(ReasonCode::GainBelowMinimum, "", [&] { return ci + ": gain below the minimum " + percent(policy.minGain); });
     } else if (agg.ciLow <= bar) {
-      if (atCap) fatal.push_back({ReasonCode::NotShownBetter, "", ci + " still straddles " + percent(bar - 1) + " at the pair cap"});
-      else again.push_back({ReasonCode::AggregateStraddles, "", ci + " straddles " + percent(bar - 1)});
+      if (atCap)
+        fatal.add(ReasonCode::NotShownBetter, "",
+                  [&] { return ci + " still straddles " + percent(bar - 1) + " at the pair cap"; });
+      else
+        again.add(ReasonCode::AggregateStraddles, "", [&] { return ci + " straddles " + percent(bar - 1); });
     } else {
       const double gain = agg.ratio - 1.0;
       // The skill's near-noise rule, in pairs: a small gain is only believed after extra runs.
-      const std::size_t nearNoisePairs = static_cast<std::size_t>(policy.defaultPairs + policy.nearNoiseRemeasures);
+      const std::size_t nearNoisePairs = static_cast<std::size_t>(std::max(0, policy.defaultPairs + policy.nearNoiseRemeasures));
       std::vector<double> deltas;
+      deltas.reserve(result.shapes.size());
       for (const auto& v : result.shapes) deltas.push_back(v.delta);
       std::nth_element(deltas.begin(), deltas.begin() + static_cast<std::ptrdiff_t>(deltas.size() / 2), deltas.end());
       const double medianDelta = deltas.empty() ? policy.deltaFloor : deltas[deltas.size() / 2];
       if (gain < policy.nearNoiseGain && pairs < nearNoisePairs && !atCap) {
-        again.push_back({ReasonCode::NearNoiseNeedsPairs, "",
-                         ci + ": a gain below " + percent(policy.nearNoiseGain) + " needs " +
-                             std::to_string(nearNoisePairs) + " pairs before it is accepted"});
+        again.add(ReasonCode::NearNoiseNeedsPairs, "", [&] {
+          return ci + ": a gain below " + percent(policy.nearNoiseGain) + " needs " + std::to_string(nearNoisePairs) +
+                 " pairs before it is accepted";
+        });
         result.pairsToAdd = room(static_cast<int>(nearNoisePairs - pairs));
       } else if (gain > std::max(policy.largeWin, 3.0 * medianDelta) && input.remeasureBatches == 0 && !atCap) {
-        again.push_back({ReasonCode::ConfirmLargeWin, "",
-                         ci + ": a large win is confirmed by one more batch of fresh-process pairs before ACCEPT"});
+        again.add(ReasonCode::ConfirmLargeWin, "", [&] {
+          return ci + ": a large win is confirmed by one more batch of fresh-process pairs before ACCEPT";
+        });
       } else {
         improvedReason = true;
       }
@@ -174,28 +231,29 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
   // 7. Chain integrity against the recorded best (a note unless the policy makes it fatal).
   if (input.recordedBestAggregate && input.candidateAggregate && *input.recordedBestAggregate > 0 &&
       *input.candidateAggregate < *input.recordedBestAggregate * (1.0 - policy.chainDrop)) {
-    Reason r{ReasonCode::ChainDrop, "",
-             "candidate aggregate " + std::to_string(*input.candidateAggregate) + " is more than " +
-                 percent(policy.chainDrop) + " below the recorded best " + std::to_string(*input.recordedBestAggregate)};
-    if (policy.chainDropIsFatal) fatal.push_back(r);
-    else notes.push_back(r);
+    auto message = [&] {
+      return "candidate aggregate " + std::to_string(*input.candidateAggregate) + " is more than " +
+             percent(policy.chainDrop) + " below the recorded best " + std::to_string(*input.recordedBestAggregate);
+    };
+    if (policy.chainDropIsFatal) fatal.add(ReasonCode::ChainDrop, "", message);
+    else notes.add(ReasonCode::ChainDrop, "", message);
   }
 
   if (!fatal.empty()) {
     result.decision = Decision::Rollback;
     result.pairsToAdd = 0;
-    result.reasons = fatal;
-    for (auto& r : again) result.reasons.push_back(r);
+    fatal.appendTo(result.reasons);
+    again.appendTo(result.reasons);
   } else if (!again.empty()) {
     result.decision = Decision::Remeasure;
     if (result.pairsToAdd == 0) {
-      if (again.front().code == ReasonCode::TooFewPairs)
+      if (again.firstCode() == ReasonCode::TooFewPairs)
         result.pairsToAdd = std::max(0, policy.defaultPairs - static_cast<int>(input.runs.empty() ? 0 : pairs));
       else
         result.pairsToAdd = room(policy.remeasurePairs);
     }
     if (result.pairsToAdd == 0) result.pairsToAdd = 1;  // never ask to re-measure nothing
-    result.reasons = again;
+    again.appendTo(result.reasons);
   } else if (improvedReason) {
     const AggregateEstimate& agg = *result.aggregate;
     result.decision = notes.empty() ? Decision::Accept : Decision::AcceptWithNote;
@@ -207,7 +265,7 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
     result.decision = Decision::Rollback;
     result.reasons.push_back({ReasonCode::NotShownBetter, "", "no paired runs to judge the candidate on"});
   }
-  for (auto& n : notes) result.reasons.push_back(n);
+  notes.appendTo(result.reasons);
   return result;
 }
 

@@ -6,8 +6,12 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <string_view>
 
 #include "measure/statistics.h"
+
+#include "measure/label_lookup.h"
+#include "measure/percent_format.h"
 
 namespace kopt::measure {
 
@@ -27,10 +31,57 @@ std::vector<double> logRatios(const PairedRuns& runs) {
   return d;
 }
 
+// Every shape's paired log ratios in one allocation, aligned to the pair index (NaN where a run
+// has no usable value): computed once per round and shared by the per-shape verdicts and the
+// aggregate (logs dominated the gate's time at 100k shapes).
+struct LogRatioTable {
+  std::vector<double> values;       // shape s occupies [offset[s], offset[s] + length[s])
+  std::vector<std::size_t> offset, length;
+  std::size_t common = 0;           // pair indices every shape has
+
+  explicit LogRatioTable(const std::vector<PairedRuns>& runs) : offset(runs.size()), length(runs.size()) {
+    std::size_t total = 0;
+    common = runs.empty() ? 0 : std::numeric_limits<std::size_t>::max();
+    for (std::size_t s = 0; s < runs.size(); ++s) {
+      offset[s] = total;
+      length[s] = std::min(runs[s].best.size(), runs[s].candidate.size());
+      total += length[s];
+      common = std::min(common, length[s]);
+    }
+    values.resize(total);
+    for (std::size_t s = 0; s < runs.size(); ++s) {
+      const PairedRuns& r = runs[s];
+      double* out = values.data() + offset[s];
+      for (std::size_t i = 0; i < length[s]; ++i)
+        out[i] = positiveFinite(r.best[i]) && positiveFinite(r.candidate[i]) ? std::log(r.candidate[i] / r.best[i]) : kNaN;
+    }
+  }
+  const double* of(std::size_t s) const { return values.data() + offset[s]; }
+};
+
 struct Moments {
   double mean = 0.0;
   double sd = 0.0;  // sample sd (n - 1)
 };
+
+// Mean and sd of the non-NaN values of [d, d + n); `count` receives how many there were.
+Moments momentsSkippingNaN(const double* d, std::size_t n, std::size_t& count) {
+  Moments m;
+  count = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isnan(d[i])) {
+      m.mean += d[i];
+      ++count;
+    }
+  if (!count) return m;
+  m.mean /= static_cast<double>(count);
+  if (count < 2) return m;
+  double ss = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isnan(d[i])) ss += (d[i] - m.mean) * (d[i] - m.mean);
+  m.sd = std::sqrt(ss / static_cast<double>(count - 1));
+  return m;
+}
 
 Moments moments(const std::vector<double>& v) {
   Moments m;
@@ -71,11 +122,7 @@ class TQuantiles {
   std::map<std::pair<double, double>, double> cache_;
 };
 
-std::string percent(double relative) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * relative);
-  return buf;
-}
+std::string percent(double relative) { return percentText(relative); }
 
 double clampedDeltaLog(double deltaRelative, const GatePolicy& policy) {
   return std::min(std::log1p(policy.regressionTolerance), std::max(std::log1p(policy.deltaFloor), std::log1p(deltaRelative)));
@@ -120,33 +167,39 @@ const char* toString(Verdict verdict) {
   return "INCONCLUSIVE";
 }
 
-std::vector<ShapeVerdict> compareShapes(const std::vector<PairedRuns>& runs, const Calibration& calibration,
-                                        const GatePolicy& policy) {
+namespace {
+
+std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const LogRatioTable& table,
+                                   const Calibration& calibration, const GatePolicy& policy) {
   const std::size_t minPairs = static_cast<std::size_t>(std::max(2, policy.minPairs));
   std::vector<ShapeVerdict> out(runs.size());
   std::vector<Moments> stats(runs.size());
   std::vector<double> p2(runs.size(), 1.0);
   std::size_t k = 0;
   for (std::size_t s = 0; s < runs.size(); ++s) {
-    std::vector<double> d = logRatios(runs[s]);
+    std::size_t count = 0;
+    stats[s] = momentsSkippingNaN(table.of(s), table.length[s], count);
     out[s].label = runs[s].label;
-    out[s].pairs = d.size();
-    stats[s] = moments(d);
-    if (d.size() < minPairs) continue;
+    out[s].pairs = count;
+    if (count < minPairs) continue;
     ++k;
-    const double se = stats[s].sd / std::sqrt(static_cast<double>(d.size()));
-    const double df = static_cast<double>(d.size() - 1);
+    const double se = stats[s].sd / std::sqrt(static_cast<double>(count));
+    const double df = static_cast<double>(count - 1);
     if (se > 0) p2[s] = std::min(1.0, 2.0 * studentTUpperTail(std::fabs(stats[s].mean) / se, df));
     else p2[s] = stats[s].mean == 0.0 ? 1.0 : 0.0;  // identical ratios in every pair
   }
   const std::vector<double> holm = holmAdjust(p2);
+  auto noiseIndex = makeLabelLookup(calibration.shapes.size(), [&calibration](std::size_t i) -> std::string_view {
+    return calibration.shapes[i].label;
+  });
   const double alpha = policy.familyWiseAlpha;
   const double perShapeAlpha = alpha / static_cast<double>(std::max<std::size_t>(k, 1));
   TQuantiles tq;
 
   for (std::size_t s = 0; s < runs.size(); ++s) {
     ShapeVerdict& v = out[s];
-    const ShapeNoise* noise = calibration.find(v.label);
+    auto found = noiseIndex.find(v.label, s);
+    const ShapeNoise* noise = found ? &calibration.shapes[*found] : nullptr;
     const double deltaLog = clampedDeltaLog(noise ? noise->delta : policy.deltaFloor, policy);
     v.delta = std::expm1(deltaLog);
     const double m = stats[s].mean;
@@ -176,11 +229,24 @@ std::vector<ShapeVerdict> compareShapes(const std::vector<PairedRuns>& runs, con
 
     if (significant && m < -deltaLog) {
       v.verdict = Verdict::Regressed;
-      v.note = "slower by " + percent(-std::expm1(m)) + " (CI " + percent(v.ciLow - 1) + " .. " + percent(v.ciHigh - 1) +
-               "), beyond delta " + percent(v.delta);
+      std::string& n = v.note;
+      n.reserve(80);
+      n += "slower by ";
+      appendPercent(n, -std::expm1(m));
+      n += " (CI ";
+      appendPercent(n, v.ciLow - 1);
+      n += " .. ";
+      appendPercent(n, v.ciHigh - 1);
+      n += "), beyond delta ";
+      appendPercent(n, v.delta);
     } else if (significant && m > deltaLog) {
       v.verdict = Verdict::Improved;
-      v.note = "faster by " + percent(std::expm1(m)) + ", beyond delta " + percent(v.delta);
+      std::string& n = v.note;
+      n.reserve(48);
+      n += "faster by ";
+      appendPercent(n, std::expm1(m));
+      n += ", beyond delta ";
+      appendPercent(n, v.delta);
     } else if (tostLowLog >= -deltaLog && tostHighLog <= deltaLog) {
       v.verdict = Verdict::Same;
       if (significant && m < 0) {
@@ -189,14 +255,25 @@ std::vector<ShapeVerdict> compareShapes(const std::vector<PairedRuns>& runs, con
       }
     } else {
       v.verdict = Verdict::Inconclusive;
-      v.note = "ratio " + percent(v.ratio - 1) + ", interval " + percent(v.tostLow - 1) + " .. " + percent(v.tostHigh - 1) +
-               " crosses delta " + percent(v.delta) + "; MDE " + percent(v.mde);
+      std::string& n = v.note;  // the common verdict of a noisy round: built without temporaries
+      n.reserve(96);
+      n += "ratio ";
+      appendPercent(n, v.ratio - 1);
+      n += ", interval ";
+      appendPercent(n, v.tostLow - 1);
+      n += " .. ";
+      appendPercent(n, v.tostHigh - 1);
+      n += (tostLowLog > deltaLog || tostHighLog < -deltaLog) ? " beyond delta " : " crosses delta ";
+      appendPercent(n, v.delta);
+      if (tostLowLog > deltaLog || tostHighLog < -deltaLog) n += " but not significant after Holm";
+      n += "; MDE ";
+      appendPercent(n, v.mde);
     }
   }
   return out;
 }
 
-AggregateEstimate aggregateRatio(const std::vector<PairedRuns>& runs, const GatePolicy& policy) {
+AggregateEstimate aggregate(const std::vector<PairedRuns>& runs, const LogRatioTable& table, const GatePolicy& policy) {
   AggregateEstimate out;
   out.ciLow = 0.0;
   out.ciHigh = std::numeric_limits<double>::infinity();
@@ -205,14 +282,14 @@ AggregateEstimate aggregateRatio(const std::vector<PairedRuns>& runs, const Gate
   // Point estimate: the geomean over shapes of each shape's ratio, from all of its pairs.
   double pointLog = 0.0;
   std::size_t shapesWithData = 0;
-  std::size_t common = std::numeric_limits<std::size_t>::max();
-  for (const auto& r : runs) {
-    std::vector<double> d = logRatios(r);
-    if (!d.empty()) {
-      pointLog += moments(d).mean;
+  const std::size_t common = table.common;
+  for (std::size_t s = 0; s < runs.size(); ++s) {
+    std::size_t count = 0;
+    const Moments m = momentsSkippingNaN(table.of(s), table.length[s], count);
+    if (count) {
+      pointLog += m.mean;
       ++shapesWithData;
     }
-    common = std::min(common, std::min(r.best.size(), r.candidate.size()));
   }
   if (!shapesWithData) return out;
   pointLog /= static_cast<double>(shapesWithData);
@@ -220,20 +297,19 @@ AggregateEstimate aggregateRatio(const std::vector<PairedRuns>& runs, const Gate
 
   // Per pair index: the mean log ratio over all shapes. Indices where some shape has no usable
   // pair are dropped, so every resample keeps whole pairs (and the shapes' correlation).
+  std::vector<double> sums(common, 0.0);
+  std::vector<char> usable(common, 1);
+  for (std::size_t s = 0; s < runs.size(); ++s) {
+    const double* d = table.of(s);
+    for (std::size_t i = 0; i < common; ++i) {
+      if (std::isnan(d[i])) usable[i] = 0;
+      else sums[i] += d[i];
+    }
+  }
   std::vector<double> a;
   a.reserve(common);
-  for (std::size_t i = 0; i < common; ++i) {
-    double sum = 0.0;
-    bool ok = true;
-    for (const auto& r : runs) {
-      if (!positiveFinite(r.best[i]) || !positiveFinite(r.candidate[i])) {
-        ok = false;
-        break;
-      }
-      sum += std::log(r.candidate[i] / r.best[i]);
-    }
-    if (ok) a.push_back(sum / static_cast<double>(runs.size()));
-  }
+  for (std::size_t i = 0; i < common; ++i)
+    if (usable[i]) a.push_back(sums[i] / static_cast<double>(runs.size()));
   out.pairs = a.size();
   if (a.size() < 2) return out;
   const Moments am = moments(a);
@@ -261,6 +337,25 @@ AggregateEstimate aggregateRatio(const std::vector<PairedRuns>& runs, const Gate
   }
   out.ciLow = std::exp(low + shift);
   out.ciHigh = std::exp(high + shift);
+  return out;
+}
+
+}  // namespace
+
+std::vector<ShapeVerdict> compareShapes(const std::vector<PairedRuns>& runs, const Calibration& calibration,
+                                        const GatePolicy& policy) {
+  return verdicts(runs, LogRatioTable(runs), calibration, policy);
+}
+
+AggregateEstimate aggregateRatio(const std::vector<PairedRuns>& runs, const GatePolicy& policy) {
+  return aggregate(runs, LogRatioTable(runs), policy);
+}
+
+RoundComparison compareRound(const std::vector<PairedRuns>& runs, const Calibration& calibration, const GatePolicy& policy) {
+  const LogRatioTable table(runs);
+  RoundComparison out;
+  out.shapes = verdicts(runs, table, calibration, policy);
+  if (!runs.empty()) out.aggregate = aggregate(runs, table, policy);
   return out;
 }
 

@@ -57,6 +57,9 @@ struct GatePolicy {
   // it (12 instead of 8 lifts A/A all-SAME rounds of 20 shapes from 85% to 91% in simulation).
   int calibrationPairs = 12;
   int minPairs = 3;  // below this no verdict is possible (REMEASURE)
+  // Per-shape reasons of one code listed one by one before the rest are summed up in one reason
+  // ("... and 480 more shapes"); the per-shape verdicts always list every shape.
+  int maxReasonsPerCode = 25;
   // Aggregate bootstrap: resamples and the fixed seed that makes every verdict reproducible.
   int bootstrapResamples = 10000;
   std::uint64_t seed = 0x6b6f7074;  // "kopt"
@@ -134,6 +137,13 @@ struct AggregateEstimate {
 // widened to at least the t-interval of the per-pair geomean log ratio: at 5-8 pairs the
 // percentile bootstrap alone covers less than its nominal level.
 AggregateEstimate aggregateRatio(const std::vector<PairedRuns>& runs, const GatePolicy& policy);
+
+// Both at once, sharing the log ratios (what the gate uses).
+struct RoundComparison {
+  std::vector<ShapeVerdict> shapes;
+  std::optional<AggregateEstimate> aggregate;  // nullopt when there are no runs
+};
+RoundComparison compareRound(const std::vector<PairedRuns>& runs, const Calibration& calibration, const GatePolicy& policy);
 
 // ---- The gate ----
 
