@@ -1,6 +1,7 @@
 // The simulated error rates and power of the gate quoted in docs/statistics.md. Deterministic
 // (seeded); prints markdown tables. Not a test: the doctest cases assert the thresholds.
 //   kopt_gate_simulation [rounds=1000]
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
