@@ -160,8 +160,8 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
     if (v.slowedWithinDelta) notes.add(ReasonCode::ShapeSlowedWithinNoise, v.label, [&] { return v.label + ": " + v.note; });
     if (v.pairs >= minPairs && v.mde > policy.regressionTolerance)
       notes.add(ReasonCode::ShapeBlind, v.label, [&] {
-        return v.label + ": minimum detectable slowdown " + percent(v.mde) + " exceeds the tolerance " +
-               percent(policy.regressionTolerance) + " at " + std::to_string(v.pairs) +
+        return v.label + ": minimum detectable slowdown " + percentText(v.mde) + " exceeds the tolerance " +
+               percentText(policy.regressionTolerance) + " at " + std::to_string(v.pairs) +
                " pairs; add pairs or reduce the noise";
       });
   }
@@ -173,10 +173,11 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
              " are needed for a verdict";
     });
 
-  // 5. INCONCLUSIVE shapes: measure again, up to the cap; then "not shown better".
+  // 5. INCONCLUSIVE shapes that may hide a regression beyond delta: measure again, up to the cap;
+  // then "not shown better". (Faster-but-not-beyond-delta shapes are left to the aggregate.)
   if (fatal.empty() && again.empty()) {
     for (const auto& v : result.shapes) {
-      if (v.verdict != Verdict::Inconclusive) continue;
+      if (v.verdict != Verdict::Inconclusive || v.regressionExcluded) continue;
       if (atCap)
         fatal.add(ReasonCode::NotShownBetter, v.label, [&] {
           return v.label + " still INCONCLUSIVE after " + std::to_string(v.pairs) + " pairs: " + v.note;

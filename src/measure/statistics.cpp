@@ -223,6 +223,7 @@ std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const Lo
     v.tostLow = std::exp(tostLowLog);
     v.tostHigh = std::exp(tostHighLog);
     const bool significant = holm[s] < alpha;
+    v.regressionExcluded = tostLowLog >= -deltaLog;
     v.pRegressed = m < 0 ? holm[s] : 1.0;
     v.pImproved = m > 0 ? holm[s] : 1.0;
     v.mde = std::expm1(qSim * se > 0 ? std::max(deltaLog, qSim * se) + tq(0.8, df) * se : deltaLog);

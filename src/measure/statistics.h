@@ -111,6 +111,10 @@ struct ShapeVerdict {
   double mde = 0.0;                    // relative slowdown flagged REGRESSED with 80% power
   double sdLogRatio = 0.0;             // this round's per-pair noise
   bool slowedWithinDelta = false;      // SAME, but significantly slower (Holm): a NOTE
+  // The equivalence interval's lower end is above -delta: whatever the verdict, this shape cannot
+  // have slowed by more than delta. An INCONCLUSIVE shape with this set (faster, but not shown
+  // beyond delta) does not need re-measuring; the aggregate judges the gain.
+  bool regressionExcluded = false;
   std::string note;                    // e.g. "slower by 0.6%, within delta 1.2%"
 };
 
@@ -118,7 +122,7 @@ struct ShapeVerdict {
 //   REGRESSED    Holm (two-sided, over the k shapes) rejects "no change", m < 0 and m < -delta
 //   IMPROVED     Holm rejects "no change", m > 0 and m > +delta
 //   SAME         the (1 - 2 alpha) interval lies inside [-delta, +delta] (TOST equivalence)
-//   INCONCLUSIVE anything else (measure again, never a coin flip)
+//   INCONCLUSIVE anything else: measure again (never a coin flip) unless regressionExcluded
 // Multiplicity control sits on REGRESSED/IMPROVED, the claims made about many unchanged shapes at
 // once; a false SAME can only happen on a shape that truly moved by more than delta, so SAME is a
 // per-shape equivalence test (docs/statistics.md). Shapes without calibration use deltaFloor.
