@@ -38,6 +38,15 @@ std::variant<fs::path, PathRefusal> resolveInside(const fs::path& root, const st
   fs::path joined = given.is_absolute() ? given : canonicalRoot / given;
   fs::path lexical = joined.lexically_normal();
   if (!lexical.empty() && lexical.filename().empty()) lexical = lexical.parent_path();  // "dir/"
+  // An absolute path spelled through the root as the caller named it (e.g. /tmp/x/repo/f where
+  // /tmp is a symlink) is rebased onto the canonical root before the checks.
+  fs::path spelledRoot = fs::absolute(root).lexically_normal();
+  if (!spelledRoot.empty() && spelledRoot.filename().empty()) spelledRoot = spelledRoot.parent_path();
+  if (given.is_absolute() && spelledRoot != canonicalRoot &&
+      (lexical == spelledRoot || isInside(spelledRoot, lexical))) {
+    lexical = (canonicalRoot / lexical.lexically_relative(spelledRoot)).lexically_normal();
+    if (!lexical.empty() && lexical.filename().empty()) lexical = lexical.parent_path();
+  }
   if (lexical != canonicalRoot && !isInside(canonicalRoot, lexical)) {
     std::string why = given.is_absolute()
                           ? "is an absolute path outside " + options.rootLabel + " " +

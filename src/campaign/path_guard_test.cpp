@@ -85,3 +85,13 @@ TEST_CASE("options: mustExist and allowRoot; a missing root is refused") {
   CHECK(refusal(resolveInside(s.root, ".", "f", o)).find("itself") != std::string::npos);
   CHECK(refusal(resolveInside(s.base / "missing", "x", "f")).find("does not exist") != std::string::npos);
 }
+
+TEST_CASE("an absolute path spelled through a symlinked root is accepted") {
+  Sandbox s;
+  fs::create_directory_symlink(s.root, s.base / "alias");
+  auto viaAlias = s.base / "alias";
+  CHECK(ok(resolveInside(viaAlias, (viaAlias / "src/kernels/gemm.py").string(), "f")) ==
+        s.root / "src/kernels/gemm.py");
+  CHECK(ok(resolveInside(viaAlias, (s.root / "src").string(), "f")) == s.root / "src");
+  refusal(resolveInside(viaAlias, (s.base / "alias/../secret/key").string(), "f"));
+}
