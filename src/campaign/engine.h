@@ -35,6 +35,9 @@ struct EngineOptions {
   std::function<std::uint64_t()> seedSource;
   // "now" (default: the system clock). Tests pin it.
   std::function<util::SystemTime()> clock;
+  // Called at named points of every multi-step operation ("decide:after-git", ...). Crash tests
+  // make it throw (unit tests) or SIGKILL the server (e2e, KOPT_FAULT_POINT) to die exactly there.
+  std::function<void(const std::string& point)> faultInjection;
 };
 
 class CampaignEngine {

@@ -50,6 +50,7 @@ Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
       fs::remove_all(rp.kernelSnapshot, ec);
       fs::create_directories(tmp, ec);
       fs::rename(tmp, rp.kernelSnapshot);
+      s.checkpoint("decide:after-snapshot");
       detail["snapshot_done"] = true;
       s.state.pending->detail = detail;
       s.saveState();
@@ -96,6 +97,7 @@ Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
         repo.restorePaths(lineageHead, scope);
         detail["commit"] = lineageHead;
       }
+      s.checkpoint(accept ? "decide:after-commit" : "decide:after-restore");
       detail["restored"] = restored;
       detail["git_done"] = true;
       s.state.pending->detail = detail;
@@ -247,6 +249,7 @@ Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRever
     detailJson["message"] = lineage::acceptedRoundMessage(msg);
   }
   s.beginStep(round, "decide", detailJson);
+  s.checkpoint("decide:after-pending");
   return detail::completeDecision(s);
 }
 

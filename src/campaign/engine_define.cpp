@@ -334,6 +334,9 @@ namespace {
 // The quick harness template, with its placeholders filled.
 std::string fillHarness(std::string text, const Manifest& m) {
   const std::string backend = toString(m.targetBackend);
+  // tools/quick_test_bench.py's placeholder, and its KIND line for a memory-bound schema.
+  text = util::replaceAll(text, "\"__KOPT_BACKEND__\"", "\"" + backend + "\"");
+  if (m.schema.kind == SchemaKind::Memory) text = util::replaceAll(text, "\nKIND = \"gemm\"", "\nKIND = \"memory\"");
   for (const char* p : {"{{TARGET_BACKEND}}", "__TARGET_BACKEND__", "${TARGET_BACKEND}"}) text = util::replaceAll(text, p, backend);
   for (const char* p : {"{{TARGET_OP}}", "__TARGET_OP__", "${TARGET_OP}"}) text = util::replaceAll(text, p, m.targetOp);
   for (const char* p : {"{{TARGET_GPU}}", "__TARGET_GPU__", "${TARGET_GPU}"}) text = util::replaceAll(text, p, m.targetGpu);

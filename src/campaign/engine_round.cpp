@@ -182,6 +182,7 @@ Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q)
     rp.createLayout();
     records::writeHypothesisJson(rp.hypothesis, h, round);
     sha = util::sha256FileHex(rp.hypothesis);
+    s.checkpoint("begin:after-hypothesis");
   } catch (const std::exception& e) {
     return toolFailure(std::string("cannot write hypothesis.json: ") + e.what());
   }
@@ -246,6 +247,7 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
     s.clearStep();
     return toolFailure(std::string(build ? "rebuild_kernel" : "run_tests") + " was cancelled; nothing was recorded");
   }
+  s.checkpoint(build ? "build:after-run" : "tests:after-run");
   s.record(build ? ev::kBuildFinished : ev::kTestsFinished, round,
            json{{"ok", r.ok()},
                 {"outcome", exec::toString(r.outcome)},
@@ -301,6 +303,7 @@ Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const 
   MeasurementPlan plan = detail::planFor(s, q.full, s.paths.bestWorktree, rp.artifacts / "runs", tag);
   MeasurementRunner runner(*executor, options_.seedSource);
   auto runs = runner.run(plan, 0, pairs, ctx, 2, total);
+  s.checkpoint("bench:after-pairs");
   if (ctx.cancel.cancelled()) {
     detail::discardMeasurement(s, round, tag);
     s.clearStep();

@@ -88,6 +88,7 @@ bool completesStep(const std::string& step, const std::string& type) {
 std::uint64_t Session::record(const std::string& type, std::optional<int> round, json payload) {
   if (!payload.contains("at")) payload["at"] = now();
   const std::uint64_t seq = ledger->appendEvent(type, round, payload);
+  checkpoint("record:after-append:" + type);
   LedgerEvent e;
   e.seq = seq;
   e.ts = nowIso();
@@ -99,6 +100,7 @@ std::uint64_t Session::record(const std::string& type, std::optional<int> round,
   state = foldLedger(events);
   if (pending && !completesStep(pending->step, type)) state.pending = pending;
   writeEventRecords(*this, events.back());
+  checkpoint("record:after-records:" + type);
   state.ledgerSeq = seq;
   saveState();
   return seq;

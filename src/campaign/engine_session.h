@@ -68,6 +68,11 @@ struct Session {
   void clearStep();
   void saveState();
 
+  // A named point of a multi-step operation, for crash tests (EngineOptions::faultInjection).
+  void checkpoint(const std::string& point) const {
+    if (options && options->faultInjection) options->faultInjection(point);
+  }
+
   std::string now() const;     // "YYYY-MM-DD HH:MM" (records)
   std::string nowIso() const;  // ISO-8601 UTC
   // The last event of `type` (optionally for `round`), or nullptr.

@@ -267,6 +267,7 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
         done += 2.0 * fresh.size();
         pairs = std::move(fresh);
       }
+      s.checkpoint("validate:after-pairs");
       while (!ctx.cancel.cancelled()) {
         detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tags.back() + ".json"), tags.back(), fingerprint,
                                       full, pairs);

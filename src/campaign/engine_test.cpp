@@ -1,0 +1,335 @@
+// The engine end to end on the fake kernel (engine_test_support.h): the vertical slice, accept /
+// rollback mechanics, git lineage and records. Refusals: engine_refusal_test.cpp; crashes:
+// engine_recovery_test.cpp.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "campaign/engine.h"
+#include "campaign/engine_test_support.h"
+#include "campaign/ledger.h"
+#include "campaign/records/record_types.h"
+#include "util/text.h"
+
+namespace kopt::campaign {
+namespace {
+
+using testing::FakeWorkspace;
+using testing::readText;
+namespace fs = std::filesystem;
+
+std::string campaignOf(FakeWorkspace& ws, CampaignEngine& engine) {
+  DefineTargetRequest d;
+  d.repoPath = "repo";
+  d.manifestPath = "manifest.yaml";
+  d.created = "2026-04-12 09:30";
+  auto defined = engine.defineTarget(d);
+  REQUIRE_MESSAGE(defined.ok(), defined.errorText());
+  return defined.value().campaignDir;
+}
+
+// define -> confirm -> prepare -> tips -> baseline.
+std::string startCampaign(FakeWorkspace& ws, CampaignEngine& engine) {
+  const std::string dir = campaignOf(ws, engine);
+  ConfirmTargetRequest c;
+  c.campaignDir = dir;
+  c.confirm = true;
+  c.confirmedBy = "tester";
+  auto confirmed = engine.confirmTarget(c);
+  REQUIRE_MESSAGE(confirmed.ok(), confirmed.errorText());
+  auto prepared = engine.prepareEnvironment(dir);
+  REQUIRE_MESSAGE(prepared.ok(), prepared.errorText());
+  auto tips = engine.readTips(dir);
+  REQUIRE_MESSAGE(tips.ok(), tips.errorText());
+  auto baseline = engine.runBaseline(dir, {});
+  REQUIRE_MESSAGE(baseline.ok(), baseline.errorText());
+  return dir;
+}
+
+BeginRoundRequest hypothesis(const std::string& dir, std::vector<std::string> files = {"kernel/config.ini"}) {
+  BeginRoundRequest b;
+  b.campaignDir = dir;
+  b.hypothesis.statement = "I expect Forward TFLOPS to improve because the inner loop gets faster";
+  b.hypothesis.change = "raise the speed knob";
+  b.hypothesis.expected.metric = "Forward TFLOPS";
+  b.hypothesis.expected.sizePct = 20;
+  b.hypothesis.bucket = records::Rule11Bucket::K1;
+  b.hypothesis.files = std::move(files);
+  return b;
+}
+
+AcceptOrRevertRequest prose(const std::string& dir) {
+  AcceptOrRevertRequest a;
+  a.campaignDir = dir;
+  a.attribution = "the knob";
+  a.nextDirection = "tile sizes";
+  a.rootCause = "the change slowed the kernel";
+  a.lesson = "measure first";
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("engine: the vertical slice accepts a real speedup and commits it with the contract's message") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = startCampaign(ws, engine);
+  auto status = engine.campaignStatus(dir);
+  REQUIRE(status.ok());
+  CHECK(testing::name(status.value().phase) == testing::name(Phase::Analyze));
+  CHECK(status.value().lastRound == 1);
+  CHECK(status.value().bestRound == 1);
+  CHECK(ws.git("rev-parse --abbrev-ref HEAD").find("optimize/fake_gemm_cpu_cpu_20260412") == 0);
+  CHECK(fs::exists(fs::path(dir) / "rounds/round-1/summary.md"));
+  CHECK(fs::exists(fs::path(dir) / "rounds/round-1/kernel_snapshot/kernel/config.ini"));
+  CHECK(fs::exists(fs::path(dir) / "rounds/round-1/artifacts/benchmark.csv"));
+
+  auto begun = engine.beginRound(hypothesis(dir));
+  REQUIRE_MESSAGE(begun.ok(), begun.errorText());
+  CHECK(begun.value().round == 2);
+  ws.setConfig("speed=130\n");
+  auto built = engine.rebuildKernel({dir}, {});
+  REQUIRE_MESSAGE(built.ok(), built.errorText());
+  CHECK(built.value().ok);
+  auto tested = engine.runTests({dir}, {});
+  REQUIRE_MESSAGE(tested.ok(), tested.errorText());
+  CHECK(tested.value().ok);
+  BenchRequest bench;
+  bench.campaignDir = dir;
+  auto measured = engine.runQuickBench(bench, {});
+  REQUIRE_MESSAGE(measured.ok(), measured.errorText());
+  CHECK(measured.value().pairs == 6);
+  REQUIRE(measured.value().aggregate.ratio);
+  CHECK(*measured.value().aggregate.ratio > 1.2);
+  ValidateRequest v;
+  v.campaignDir = dir;
+  auto validated = engine.validateRound(v, {});
+  REQUIRE_MESSAGE(validated.ok(), validated.errorText());
+  CHECK(validated.value().decision == "ACCEPT");
+  for (const auto& s : validated.value().shapes) CHECK(s.verdict == "IMPROVED");
+
+  auto decided = engine.acceptOrRevert(prose(dir), {});
+  REQUIRE_MESSAGE(decided.ok(), decided.errorText());
+  CHECK(decided.value().status == "ACCEPTED");
+  const std::string log = ws.git("log -1 --format=%B");
+  CHECK(log.find("[optimize] fake_gemm CPU round-2: raise the speed knob") == 0);
+  CHECK(log.find("Hypothesis: I expect Forward TFLOPS") != std::string::npos);
+  CHECK(log.find("Details: ") != std::string::npos);
+  CHECK(ws.git("status --porcelain kernel").empty());
+  CHECK(util::trim(ws.git("rev-parse HEAD")) == decided.value().commit);
+  // Records of the round.
+  const fs::path round = fs::path(dir) / "rounds/round-2";
+  CHECK(readText(round / "summary.md").find("ACCEPTED") != std::string::npos);
+  CHECK(fs::exists(round / "decision.json"));
+  CHECK(fs::exists(round / "hypothesis.json"));
+  CHECK(readText(round / "kernel_snapshot/kernel/config.ini") == "speed=130\n");
+  const std::string trend = readText(fs::path(dir) / "logs/performance_trend.md");
+  CHECK(trend.find("BASELINE") != std::string::npos);
+  CHECK(trend.find("ACCEPTED") != std::string::npos);
+  CHECK(readText(fs::path(dir) / "logs/optimize.md").find("round-2") != std::string::npos);
+  // The campaign dir never enters the user's history.
+  CHECK(ws.git("ls-files").find(".kopt") == std::string::npos);
+  CHECK(Ledger(fs::path(dir) / "ledger.jsonl").verify().ok());
+  auto after = engine.campaignStatus(dir);
+  REQUIRE(after.ok());
+  CHECK(testing::name(after.value().phase) == testing::name(Phase::Analyze));
+  CHECK(after.value().bestRound == 2);
+  CHECK(after.value().acceptedRounds == 1);
+}
+
+TEST_CASE("engine: a regressing round is rolled back and the last accepted tree restored exactly") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = startCampaign(ws, engine);
+  REQUIRE(engine.beginRound(hypothesis(dir, {"kernel"})).ok());
+  ws.setConfig("speed=85\n");
+  testing::writeText(ws.repo / "kernel/new_helper.txt", "an untracked file the round added\n");
+  auto validated = engine.validateRound({dir, false}, {});
+  REQUIRE_MESSAGE(validated.ok(), validated.errorText());
+  CHECK(validated.value().decision == "ROLLBACK");
+  bool regressed = false;
+  for (const auto& s : validated.value().shapes) regressed |= s.verdict == "REGRESSED";
+  CHECK(regressed);
+  auto decided = engine.acceptOrRevert(prose(dir), {});
+  REQUIRE_MESSAGE(decided.ok(), decided.errorText());
+  CHECK(decided.value().status == "ROLLED BACK");
+  CHECK(readText(ws.repo / "kernel/config.ini") == "speed=100\n");
+  CHECK_FALSE(fs::exists(ws.repo / "kernel/new_helper.txt"));
+  CHECK(ws.git("status --porcelain kernel").empty());
+  CHECK(readText(fs::path(dir) / "rounds/round-2/kernel_snapshot/kernel/config.ini") == "speed=85\n");
+  CHECK(readText(fs::path(dir) / "rounds/round-2/summary.md").find("Rollback") != std::string::npos);
+  auto ineffective = engine.listIneffectiveDirections(dir);
+  REQUIRE(ineffective.ok());
+  REQUIRE(ineffective.value().items.size() == 1);
+  CHECK(ineffective.value().items[0].round == 2);
+  CHECK(ineffective.value().items[0].direction == "raise the speed knob");
+  // Round numbers only grow: the next round is 3.
+  auto next = engine.beginRound(hypothesis(dir));
+  REQUIRE(next.ok());
+  CHECK(next.value().round == 3);
+}
+
+TEST_CASE("engine: a correctness break is rolled back; a fix inside the round keeps its number") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = startCampaign(ws, engine);
+  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  ws.setConfig("speed=150\ncorrect=0\n");
+  auto tests = engine.runTests({dir}, {});
+  REQUIRE(tests.ok());
+  CHECK_FALSE(tests.value().ok);
+  CHECK(tests.value().logTail.find("FAILED") != std::string::npos);
+  // The agent fixes it inside the round: same round number.
+  ws.setConfig("speed=150\n");
+  auto again = engine.runTests({dir}, {});
+  REQUIRE(again.ok());
+  CHECK(again.value().ok);
+  CHECK(again.value().round == 2);
+  // ... and breaks it again, then validates: tests fail, ROLLBACK.
+  ws.setConfig("speed=150\nfail_s3=1\n");
+  auto validated = engine.validateRound({dir, false}, {});
+  REQUIRE_MESSAGE(validated.ok(), validated.errorText());
+  CHECK(validated.value().decision == "ROLLBACK");
+  bool sawCheck = false;
+  for (const auto& r : validated.value().reasons) sawCheck |= r.code == "check_not_pass";
+  CHECK(sawCheck);
+  auto decided = engine.acceptOrRevert(prose(dir), {});
+  REQUIRE(decided.ok());
+  CHECK(decided.value().status == "ROLLED BACK");
+  CHECK(readText(ws.repo / "kernel/config.ini") == "speed=100\n");
+}
+
+TEST_CASE("engine: a near-noise gain is re-measured before any decision") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = startCampaign(ws, engine);
+  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  ws.setConfig("speed=101.2\n");
+  auto validated = engine.validateRound({dir, false}, {});
+  REQUIRE_MESSAGE(validated.ok(), validated.errorText());
+  CHECK(validated.value().pairs > 6);  // more interleaved pairs than the default
+}
+
+TEST_CASE("engine: kopt writes benchmark.csv from its own runs; a planted file is replaced") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = startCampaign(ws, engine);
+  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  ws.setConfig("speed=90\n");
+  const fs::path csv = fs::path(dir) / "rounds/round-2/artifacts/benchmark.csv";
+  const std::string fake =
+      "label,B,M,N,K,Check,Forward TFLOPS,Forward TFLOPS_stddev,Backward TFLOPS,Backward TFLOPS_stddev,Forward Time "
+      "(ms),Backward Time (ms),out_snr,da_snr,db_snr\ns1,1,64,64,64,PASS,9999,0,nan,nan,0.001,nan,inf,inf,inf\n";
+  testing::writeText(csv, fake);
+  // A file planted where a run will write is never read either.
+  testing::writeText(fs::path(dir) / "rounds/round-2/artifacts/runs/r2-validate-quick-1-p0-candidate.csv", fake);
+  // A benchmark.csv inside the declared files is just a file.
+  testing::writeText(ws.repo / "kernel/benchmark.csv", fake);
+  auto validated = engine.validateRound({dir, false}, {});
+  REQUIRE_MESSAGE(validated.ok(), validated.errorText());
+  CHECK(validated.value().decision == "ROLLBACK");
+  const std::string written = readText(csv);
+  CHECK(written != fake);
+  CHECK(written.find("9999") == std::string::npos);
+  CHECK(written == readText(fs::path(dir) / "rounds/round-2/artifacts/runs/r2-validate-quick-1-p0-candidate.csv"));
+}
+
+TEST_CASE("engine: a bench that writes no CSV fails its runs even if a stale file sits at the path") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = startCampaign(ws, engine);
+  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  ws.setConfig("speed=200\nnocsv=1\n");
+  // Plant the baseline's CSV where each of the measurement's candidate runs will look.
+  const fs::path runs = fs::path(dir) / "rounds/round-2/artifacts/runs";
+  for (int p = 0; p < 6; ++p) {
+    testing::writeText(runs / ("r2-validate-quick-1-p" + std::to_string(p) + "-candidate.csv"),
+                       readText(fs::path(dir) / "rounds/round-1/artifacts/benchmark.csv"));
+  }
+  auto validated = engine.validateRound({dir, false}, {});
+  REQUIRE_MESSAGE(validated.ok(), validated.errorText());
+  CHECK(validated.value().decision == "ROLLBACK");
+  for (const auto& s : validated.value().shapes) CHECK(s.check != "PASS");
+}
+
+TEST_CASE("engine: schema drift is a rollback that names the difference") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = startCampaign(ws, engine);
+  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  ws.setConfig("speed=130\nextra_column=1\n");
+  auto validated = engine.validateRound({dir, false}, {});
+  REQUIRE_MESSAGE(validated.ok(), validated.errorText());
+  CHECK(validated.value().decision == "ROLLBACK");
+  REQUIRE_FALSE(validated.value().reasons.empty());
+  CHECK(validated.value().reasons[0].code == "schema_drift");
+  CHECK(validated.value().reasons[0].message.find("extra") != std::string::npos);
+}
+
+TEST_CASE("engine: termination, final acceptance and the report end the campaign") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = startCampaign(ws, engine);
+  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  ws.setConfig("speed=125\n");
+  REQUIRE(engine.validateRound({dir, false}, {}).ok());
+  REQUIRE(engine.acceptOrRevert(prose(dir), {}).ok());
+  FinalAcceptanceRequest f;
+  f.campaignDir = dir;
+  auto early = engine.finalAcceptance(f, {});
+  REQUIRE(early.refused());
+  CHECK(testing::name(early.refusal().code) == testing::name(RefusalCode::TerminationNotChecked));
+  TerminationRequest t;
+  t.campaignDir = dir;
+  auto cont = engine.terminationCheck(t);
+  REQUIRE(cont.ok());
+  CHECK_FALSE(cont.value().stop);
+  t.userStop = true;
+  auto stop = engine.terminationCheck(t);
+  REQUIRE(stop.ok());
+  CHECK(stop.value().stop);
+  auto final = engine.finalAcceptance(f, {});
+  REQUIRE_MESSAGE(final.ok(), final.errorText());
+  CHECK(final.value().testsOk);
+  REQUIRE(final.value().aggregate.ratio);
+  CHECK(*final.value().aggregate.ratio > 1.15);
+  auto rep = engine.report(dir);
+  REQUIRE_MESSAGE(rep.ok(), rep.errorText());
+  CHECK(fs::exists(rep.value().reportPath));
+  CHECK(readText(fs::path(dir) / "logs/optimize.md").find("Final Report") != std::string::npos);
+  auto status = engine.campaignStatus(dir);
+  REQUIRE(status.ok());
+  CHECK(testing::name(status.value().phase) == testing::name(Phase::Done));
+  auto trend = engine.queryTrend(dir, 10);
+  REQUIRE(trend.ok());
+  CHECK(trend.value().rows.size() == 2);
+  CHECK(trend.value().currentBestRound == 2);
+  auto best = engine.readBestSummary(dir);
+  REQUIRE(best.ok());
+  CHECK(best.value().round == 2);
+  CHECK(best.value().body.find("ACCEPTED") != std::string::npos);
+}
+
+TEST_CASE("engine: tips are appended under a lock and queried by keyword") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = campaignOf(ws, engine);
+  AppendTipRequest a;
+  a.campaignDir = dir;
+  a.round = 2;
+  a.context = "tile sweep";
+  a.signal = "+6%";
+  a.takeaway = "128x64 tiles win on skinny shapes";
+  auto appended = engine.appendTip(a);
+  REQUIRE_MESSAGE(appended.ok(), appended.errorText());
+  TipsQueryRequest q;
+  q.campaignDir = dir;
+  q.keyword = "skinny";
+  auto found = engine.queryTips(q);
+  REQUIRE(found.ok());
+  REQUIRE(found.value().items.size() == 1);
+  q.keyword = "nothing-like-this";
+  CHECK(engine.queryTips(q).value().items.empty());
+}
+
+}  // namespace kopt::campaign
