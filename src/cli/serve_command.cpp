@@ -104,17 +104,38 @@ bool writePortFile(const std::filesystem::path& file, int port) {
   return !ec;
 }
 
+// SIGUSR2 is only used internally, to wake the signal thread when serving ended on its own.
+sigset_t stopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR2);
+  return signals;
+}
+
 int serveStdio(const mcp::Registry& registry) {
   const int protocolFd = mcp::takeOverStdout();
   if (protocolFd < 0) {
     std::perror("kopt serve: cannot take over stdout");
     return 1;
   }
+  // SIGTERM/SIGINT (a client giving up on us) cancel running calls, so their child processes are
+  // stopped by their executors instead of being orphaned by a killed server.
+  sigset_t signals = stopSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   mcp::StdioTransport transport(STDIN_FILENO, protocolFd);
+  std::thread signalWaiter([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    if (received != SIGUSR2) transport.stop();
+  });
   {
     mcp::Session session(registry, serverInfo(), transport);
     transport.run(session);
   }
+  pthread_kill(signalWaiter.native_handle(), SIGUSR2);  // wakes the waiter if run() ended on EOF
+  signalWaiter.join();
   close(protocolFd);
   return 0;
 }
@@ -131,10 +152,7 @@ int serveHttp(const mcp::Registry& registry, const ServeOptions& options) {
   }
   // SIGINT/SIGTERM are taken by one thread with sigwait, so the server stops cleanly (sessions
   // shut down, calls cancelled) instead of dying mid-write.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
+  sigset_t signals = stopSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   mcp::HttpTransport server(registry, serverInfo(), http);
@@ -156,7 +174,7 @@ int serveHttp(const mcp::Registry& registry, const ServeOptions& options) {
     server.stop();
   });
   server.serve();
-  pthread_kill(signalWaiter.native_handle(), SIGTERM);  // wakes the waiter if serve() ended on its own
+  pthread_kill(signalWaiter.native_handle(), SIGUSR2);  // wakes the waiter if serve() ended on its own
   signalWaiter.join();
   return 0;
 }

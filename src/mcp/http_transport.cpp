@@ -221,7 +221,9 @@ struct HttpTransport::Impl {
     server.new_task_queue = [maxThreads] { return new ElasticPool(maxThreads); };
     server.set_payload_max_length(options.maxBodyBytes);
     server.set_keep_alive_max_count(1000);
-    server.set_keep_alive_timeout(5);
+    // Short: an idle keep-alive connection holds a worker, and stop() waits for it to time out.
+    // Clients learn the value from the Keep-Alive header and close idle connections before it.
+    server.set_keep_alive_timeout(2);
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       return admit(req, res) ? httplib::Server::HandlerResponse::Unhandled : httplib::Server::HandlerResponse::Handled;
     });

@@ -1,6 +1,7 @@
 #include "mcp/stdio_transport.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,9 +23,23 @@ int takeOverStdout() {
 }
 
 StdioTransport::StdioTransport(int inFd, int outFd, StdioOptions options)
-    : inFd_(inFd), outFd_(outFd), options_(options), writer_([this] { writerLoop(); }) {}
+    : inFd_(inFd), outFd_(outFd), options_(options), writer_([this] { writerLoop(); }) {
+  if (pipe2(wakePipe_, O_CLOEXEC) != 0) wakePipe_[0] = wakePipe_[1] = -1;
+}
 
-StdioTransport::~StdioTransport() { stopWriter(); }
+StdioTransport::~StdioTransport() {
+  stopWriter();
+  for (int fd : wakePipe_) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+void StdioTransport::stop() {
+  if (wakePipe_[1] >= 0) {
+    const char byte = 1;
+    [[maybe_unused]] ssize_t n = ::write(wakePipe_[1], &byte, 1);
+  }
+}
 
 bool StdioTransport::send(const json& message, const std::optional<rpc::RequestId>&) {
   std::string line = rpc::serialize(message);  // compact: newlines inside strings are escaped
@@ -85,15 +100,26 @@ void StdioTransport::run(Session& session) {
          std::nullopt);
   };
   std::string buffer(1 << 16, '\0');
+  bool stopped = false;
   for (;;) {
+    pollfd fds[2] = {{inFd_, POLLIN, 0}, {wakePipe_[0], POLLIN, 0}};
+    const int ready = ::poll(fds, wakePipe_[0] >= 0 ? 2 : 1, -1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    if (fds[1].revents) {
+      stopped = true;
+      break;
+    }
     const ssize_t n = ::read(inFd_, buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n <= 0) break;
     framer.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), onLine, onOverflow);
   }
-  framer.finish(onLine, onOverflow);
-  // stdin closed: the client is done. Give running calls a moment to answer, then stop them.
-  session.drain(options_.eofGrace);
+  if (!stopped) {
+    framer.finish(onLine, onOverflow);
+    // stdin closed: the client is done. Give running calls a moment to answer, then stop them.
+    session.drain(options_.eofGrace);
+  }
   session.shutdown();
   stopWriter();
 }

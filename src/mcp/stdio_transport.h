@@ -35,6 +35,9 @@ class StdioTransport : public Outbound {
   // Serves `session` until `inFd` reaches EOF, then lets running calls finish (or cancels them
   // after the grace period) and writes out everything queued.
   void run(Session& session);
+  // Makes run() return soon, cancelling running calls at once (no grace): for SIGTERM/SIGINT.
+  // Safe from any thread.
+  void stop();
 
  private:
   void writerLoop();
@@ -48,6 +51,7 @@ class StdioTransport : public Outbound {
   std::deque<std::string> queue_;
   bool stopping_ = false;
   bool broken_ = false;  // the reader of our stdout went away: drop output quietly
+  int wakePipe_[2] = {-1, -1};  // stop() writes here to wake the reader out of poll()
   std::thread writer_;
 };
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <thread>
 
@@ -70,5 +71,35 @@ TEST_CASE("stdio: one JSON line per message, invalid UTF-8 replaced, oversize re
 
   pipes.closeInput();
   server.join();  // returns because stdin reached EOF
+  fclose(out);
+}
+
+TEST_CASE("stdio: stop() returns from run() with stdin still open and cancels running calls") {
+  Registry registry;
+  std::atomic<bool> cancelled{false};
+  std::atomic<bool> started{false};
+  ToolSpec wait;
+  wait.name = "wait";
+  wait.description = "runs until cancelled";
+  wait.handler = [&](const json&, RequestContext& ctx) {
+    started = true;
+    while (!ctx.cancellation().cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    cancelled = true;
+    return ToolResult::text("stopped");
+  };
+  registry.addTool(wait);
+
+  Pipes pipes;
+  StdioTransport transport(pipes.in[0], pipes.out[1]);
+  Session session(registry, ServerInfo{}, transport);
+  std::thread server([&] { transport.run(session); });
+  FILE* out = fdopen(dup(pipes.out[0]), "r");
+  pipes.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})" "\n");
+  CHECK(json::parse(readLine(out))["id"] == 1);
+  pipes.write(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait"}})" "\n");
+  while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  transport.stop();
+  server.join();
+  CHECK(cancelled);
   fclose(out);
 }
