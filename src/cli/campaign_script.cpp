@@ -64,8 +64,14 @@ std::variant<CampaignScript, std::string> parseCampaignScript(const json& docume
       ToolStep tool;
       tool.tool = raw["tool"].get<std::string>();
       tool.arguments = raw.value("args", json::object());
-      for (auto& [k, v] : raw.value("capture", json::object()).items()) tool.capture[k] = v.get<std::string>();
-      for (auto& [k, v] : raw.value("expect", json::object()).items()) tool.expect[k] = v;
+      // Named copies: iterating items() of a temporary would dangle.
+      const json capture = raw.value("capture", json::object());
+      const json expect = raw.value("expect", json::object());
+      for (auto& [k, v] : capture.items()) {
+        if (!v.is_string()) return where + ".capture." + k + ": must be a JSON pointer string like \"/campaign_dir\"";
+        tool.capture[k] = v.get<std::string>();
+      }
+      for (auto& [k, v] : expect.items()) tool.expect[k] = v;
       tool.expectError = raw.value("expect_error", false);
       step.action = tool;
     } else {
