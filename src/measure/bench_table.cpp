@@ -38,6 +38,59 @@ bool endsWith(std::string_view s, std::string_view suffix) {
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
+// The common case, digits[.digits][e[+-]digits] with at most 15 significant digits and a small
+// exponent, computed exactly: the mantissa is an integer below 2^53 and the power of ten is exact
+// up to 1e22, so one multiplication or division is correctly rounded (Clinger's fast path, the
+// same result from_chars gives). Anything else returns false and goes to from_chars.
+bool parseSimpleDecimal(std::string_view s, double& out) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* p = s.data();
+  const char* end = p + s.size();
+  std::uint64_t mantissa = 0;
+  int digits = 0, scale = 0;
+  bool any = false;
+  for (; p != end && *p >= '0' && *p <= '9'; ++p, any = true) {
+    if (mantissa == 0 && *p == '0') continue;  // leading zeros do not count as significant
+    if (++digits > 15) return false;
+    mantissa = mantissa * 10 + static_cast<std::uint64_t>(*p - '0');
+  }
+  if (p != end && *p == '.') {
+    ++p;
+    for (; p != end && *p >= '0' && *p <= '9'; ++p, any = true) {
+      if (mantissa == 0 && *p == '0') {
+        --scale;
+        continue;
+      }
+      if (++digits > 15) return false;
+      mantissa = mantissa * 10 + static_cast<std::uint64_t>(*p - '0');
+      --scale;
+    }
+  }
+  if (!any) return false;
+  if (p != end && (*p == 'e' || *p == 'E')) {
+    ++p;
+    bool negExp = false;
+    if (p != end && (*p == '+' || *p == '-')) negExp = *p++ == '-';
+    if (p == end) return false;
+    int e = 0;
+    for (; p != end && *p >= '0' && *p <= '9'; ++p) {
+      if (e > 1000) return false;
+      e = e * 10 + (*p - '0');
+    }
+    scale += negExp ? -e : e;
+  }
+  if (p != end) return false;
+  if (mantissa == 0) {
+    out = 0.0;
+    return true;
+  }
+  if (scale < -22 || scale > 22) return false;
+  const double m = static_cast<double>(mantissa);
+  out = scale >= 0 ? m * kPow10[scale] : m / kPow10[-scale];
+  return true;
+}
+
 // Numbers as harnesses print them: %g output, "nan"/"-nan"/"NaN", "inf"/"-inf"/"Infinity", or an
 // empty cell (no value). Returns false for anything else.
 bool parseNumber(std::string_view cell, double& out) {
@@ -58,6 +111,11 @@ bool parseNumber(std::string_view cell, double& out) {
   }
   if (equalsIgnoreCase(body, "inf") || equalsIgnoreCase(body, "infinity")) {
     out = negative ? -kInf : kInf;
+    return true;
+  }
+  if (body.empty() || body.front() == '+' || body.front() == '-') return false;  // "--1", "-"
+  if (parseSimpleDecimal(body, out)) {
+    if (negative) out = -out;
     return true;
   }
   // from_chars rejects a leading '+'; the sign was consumed above, so parse the body.

@@ -232,3 +232,38 @@ TEST_CASE("TableError::toString reads as one sentence with the fix") {
   e.fix = "do this";
   CHECK(e.toString() == "line 4, column 6 'Check': bad. Fix: do this");
 }
+
+TEST_CASE("numbers parse exactly as strtod reads them, fast path or not") {
+  // Printed the ways harnesses print: %g, %.6g, %.17g, fixed, exponents, and some that must leave
+  // the fast path (many digits, huge or tiny exponents).
+  std::string csv = "label,Check,v\n";
+  std::vector<std::string> printed;
+  unsigned long long state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) * 0x1.0p-53;
+  };
+  const char* formats[] = {"%g", "%.6g", "%.17g", "%.3f", "%.9e", "%.15g"};
+  for (int i = 0; i < 600; ++i) {
+    const double magnitude = std::pow(10.0, static_cast<int>(next() * 60) - 30);
+    const double v = next() * magnitude;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, formats[i % 6], v);
+    printed.push_back(buf);
+  }
+  for (const char* s : {"0", "0.0", "000123", "0.000123", "1e22", "1e23", "123456789012345", "1234567890123456789",
+                        "9007199254740993", "4.9e-324", "1.7976931348623157e308", ".5", "5.", "1E+3", "2.5E-3"})
+    printed.push_back(s);
+  for (std::size_t i = 0; i < printed.size(); ++i) csv += "r" + std::to_string(i) + ",PASS," + printed[i] + "\n";
+  BenchTable t = ok(parseBenchCsv(csv));
+  REQUIRE(t.rows.size() == printed.size());
+  for (std::size_t i = 0; i < printed.size(); ++i) {
+    const double expected = std::strtod(printed[i].c_str(), nullptr);
+    CHECK_MESSAGE(*t.value(t.rows[i], "v") == expected, printed[i]);
+  }
+  // Malformed exponents and stray characters are errors, not silently truncated numbers.
+  for (const char* bad : {"1e", "1e+", "1.2.3", "12abc", "--1", "1,5"}) {
+    auto r = parseBenchCsv(std::string("label,Check,v\nr,PASS,") + bad + "\n", CustomSchema{{"label", "Check", "v"}, "label", "Check", {}, {"v"}, {}});
+    CHECK_MESSAGE(std::holds_alternative<TableError>(r), std::string(bad));
+  }
+}
