@@ -88,6 +88,10 @@ struct CampaignHistory {
 
   std::vector<RoundRecord> rounds;  // in round order; rounds[0] is the baseline when present
 
+  // Half-width of the aggregate's A/A noise band, percent, from the baseline's calibration. A
+  // round without its own noiseLo/noiseHi gets the band best-before-the-round x (1 +- this).
+  double aggregateNoisePct = kNaN;
+
   // Final acceptance (full bench on all target shapes + the full test suite), when it ran.
   std::optional<double> finalAggregate;
   std::vector<ShapeResult> finalShapes;
@@ -101,6 +105,14 @@ struct CampaignHistory {
 const RoundRecord* baselineRound(const CampaignHistory& history);
 // The last accepted round, or the baseline when nothing was accepted; nullptr without rounds.
 const RoundRecord* bestRound(const CampaignHistory& history);
+// The noise band of rounds[index]: its own when set, else derived from aggregateNoisePct around
+// the best aggregate before it (the baseline round: around itself). NaNs when neither is known.
+struct NoiseBand {
+  double lo = kNaN;
+  double hi = kNaN;
+  bool known() const { return std::isfinite(lo) && std::isfinite(hi); }
+};
+NoiseBand noiseBandOf(const CampaignHistory& history, size_t index);
 // Better-direction gain of `value` against `reference`, percent (+5 = 5% better). NaN when either
 // is not a positive finite number.
 double gainPct(double value, double reference, bool higherIsBetter);

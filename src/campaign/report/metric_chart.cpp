@@ -104,10 +104,11 @@ std::string renderMetricChartSvg(const CampaignHistory& h) {
       hi = std::max(hi, v);
     }
   };
-  for (const auto& r : rounds) {
-    include(r.aggregate);
-    include(r.noiseLo);
-    include(r.noiseHi);
+  for (size_t i = 0; i < rounds.size(); ++i) {
+    include(rounds[i].aggregate);
+    NoiseBand b = noiseBandOf(h, i);
+    include(b.lo);
+    include(b.hi);
   }
   bool anyValue = std::isfinite(lo);
   if (anyValue) {
@@ -164,9 +165,9 @@ std::string renderMetricChartSvg(const CampaignHistory& h) {
   // Noise band around the current best: one rectangle per round slot, drawn as one path.
   std::ostringstream band;
   for (size_t i = 0; i < rounds.size(); ++i) {
-    const auto& r = rounds[i];
-    if (!std::isfinite(r.noiseLo) || !std::isfinite(r.noiseHi)) continue;
-    double top = f.y(std::max(r.noiseLo, r.noiseHi)), bottom = f.y(std::min(r.noiseLo, r.noiseHi));
+    NoiseBand b = noiseBandOf(h, i);
+    if (!b.known()) continue;
+    double top = f.y(b.hi), bottom = f.y(b.lo);
     double left = f.x(i) - f.slotWidth() / 2, right = f.x(i) + f.slotWidth() / 2;
     band << "M" << coord(left) << ' ' << coord(top) << " H" << coord(right) << " V" << coord(bottom) << " H"
          << coord(left) << " Z ";

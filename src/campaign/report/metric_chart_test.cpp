@@ -91,3 +91,16 @@ TEST_CASE("many rounds thin out the x labels instead of overlapping them") {
   size_t labels = countOf(svg.substr(svg.find("class=\"x-ticks\"")), "</text>");
   CHECK(labels < 120);
 }
+
+TEST_CASE("without per-round bands, the aggregate A/A noise gives a band around the best before each round") {
+  auto h = testing::sampleHistory();
+  for (auto& r : h.rounds) r.noiseLo = r.noiseHi = kNaN;
+  CHECK(renderMetricChartSvg(h).find("class=\"noise-band\"") == std::string::npos);
+  h.aggregateNoisePct = 1.0;
+  auto b1 = noiseBandOf(h, 0), b3 = noiseBandOf(h, 2), b5 = noiseBandOf(h, 4);
+  CHECK(b1.lo == doctest::Approx(281.0 * 0.99));  // the baseline: around itself
+  CHECK(b3.hi == doctest::Approx(295.9 * 1.01));  // after round 2 was accepted
+  CHECK(b5.lo == doctest::Approx(295.9 * 0.99));  // rounds 3 and 4 rolled back: still round 2's
+  CHECK_FALSE(noiseBandOf(h, 99).known());
+  CHECK(renderMetricChartSvg(h).find("class=\"noise-band\"") != std::string::npos);
+}

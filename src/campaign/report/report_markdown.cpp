@@ -162,10 +162,10 @@ void writeRounds(std::ostringstream& out, const CampaignHistory& h) {
   out << "### Rounds\n\n";
   out << "| Round | Status | Change | Bucket | Aggregate | vs best before | Noise band | Decision |\n";
   out << "|---|---|---|---|---:|---:|---|---|\n";
-  for (const auto& r : h.rounds) {
-    std::string band = (std::isfinite(r.noiseLo) && std::isfinite(r.noiseHi))
-                           ? value(r.noiseLo) + " .. " + value(r.noiseHi)
-                           : "n/a";
+  for (size_t i = 0; i < h.rounds.size(); ++i) {
+    const RoundRecord& r = h.rounds[i];
+    NoiseBand b = noiseBandOf(h, i);
+    std::string band = b.known() ? value(b.lo) + " .. " + value(b.hi) : "n/a";
     std::string change = r.status == RoundStatus::Baseline
                              ? "—"
                              : signedPercent(observedChange(r, bestBefore[r.number], h.higherIsBetter), 3);
