@@ -195,12 +195,14 @@ std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const Lo
   const double alpha = policy.familyWiseAlpha;
   const double perShapeAlpha = alpha / static_cast<double>(std::max<std::size_t>(k, 1));
   TQuantiles tq;
+  const double toleranceLog = std::log1p(policy.regressionTolerance), floorLog = std::log1p(policy.deltaFloor);
 
   for (std::size_t s = 0; s < runs.size(); ++s) {
     ShapeVerdict& v = out[s];
     auto found = noiseIndex.find(v.label, s);
     const ShapeNoise* noise = found ? &calibration.shapes[*found] : nullptr;
-    const double deltaLog = clampedDeltaLog(noise ? noise->delta : policy.deltaFloor, policy);
+    const double deltaLog =
+        std::min(toleranceLog, std::max(floorLog, std::log1p(noise ? noise->delta : policy.deltaFloor)));
     v.delta = std::expm1(deltaLog);
     const double m = stats[s].mean;
     v.ratio = std::exp(m);
@@ -217,11 +219,12 @@ std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const Lo
     const double se = stats[s].sd / std::sqrt(static_cast<double>(v.pairs));
     const double qSim = tq(1.0 - perShapeAlpha / 2.0, df);
     const double qTost = tq(1.0 - alpha, df);
-    v.ciLow = std::exp(m - qSim * se);
-    v.ciHigh = std::exp(m + qSim * se);
+    const double simWidth = std::exp(qSim * se), tostWidth = std::exp(qTost * se);
+    v.ciLow = v.ratio / simWidth;
+    v.ciHigh = v.ratio * simWidth;
     const double tostLowLog = m - qTost * se, tostHighLog = m + qTost * se;
-    v.tostLow = std::exp(tostLowLog);
-    v.tostHigh = std::exp(tostHighLog);
+    v.tostLow = v.ratio / tostWidth;
+    v.tostHigh = v.ratio * tostWidth;
     const bool significant = holm[s] < alpha;
     v.regressionExcluded = tostLowLog >= -deltaLog;
     v.pRegressed = m < 0 ? holm[s] : 1.0;
@@ -254,6 +257,8 @@ std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const Lo
         v.slowedWithinDelta = true;
         v.note = "slower by " + percent(-std::expm1(m)) + ", within delta " + percent(v.delta);
       }
+    } else if (v.regressionExcluded) {
+      v.verdict = Verdict::Inconclusive;  // faster, not shown beyond delta: nothing to act on, no note
     } else {
       v.verdict = Verdict::Inconclusive;
       std::string& n = v.note;  // the common verdict of a noisy round: built without temporaries

@@ -115,7 +115,9 @@ struct ShapeVerdict {
   // have slowed by more than delta. An INCONCLUSIVE shape with this set (faster, but not shown
   // beyond delta) does not need re-measuring; the aggregate judges the gain.
   bool regressionExcluded = false;
-  std::string note;                    // e.g. "slower by 0.6%, within delta 1.2%"
+  // Why the verdict needs attention: REGRESSED, IMPROVED, a slowdown within delta, an INCONCLUSIVE
+  // that needs more pairs; empty otherwise. E.g. "slower by 0.60%, within delta 1.20%".
+  std::string note;
 };
 
 // Verdict rules on the log scale, d = log(candidate/best) per pair, m its mean:

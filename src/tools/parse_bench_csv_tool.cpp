@@ -51,6 +51,14 @@ json inputSchema() {
             {{"type", "array"},
              {"items", {{"type", "string"}}},
              {"description", "Shape labels in the expected order (default: the campaign's shape set)."}}},
+           {"max_rows",
+            {{"type", "integer"},
+             {"minimum", 0},
+             {"maximum", 1000000},
+             {"default", 1000},
+             {"description",
+              "At most this many rows in `rows` (default 1000); all_pass, aggregate and the checks always cover "
+              "every row, and rows_omitted says how many were left out."}}},
            {"campaign",
             {{"type", "string"},
              {"minLength", 1},
@@ -155,8 +163,8 @@ json parseBenchCsvOutputSchema() {
   return {
       {"type", "object"},
       {"required",
-       {"path", "schema_kind", "columns", "primary_metric", "all_pass", "rows", "aggregate", "pass_count", "row_count",
-        "schema_check", "shape_check", "note"}},
+       {"path", "schema_kind", "columns", "primary_metric", "all_pass", "rows", "rows_omitted", "aggregate", "pass_count",
+        "row_count", "schema_check", "shape_check", "note"}},
       {"properties",
        {{"path", {{"type", "string"}}},
         {"schema_kind", {{"type", "string"}, {"enum", {"gemm", "memory_bound", "custom"}}}},
@@ -164,6 +172,7 @@ json parseBenchCsvOutputSchema() {
         {"primary_metric", strings},
         {"all_pass", {{"type", "boolean"}}},
         {"rows", {{"type", "array"}, {"items", row}}},
+        {"rows_omitted", {{"type", "integer"}, {"minimum", 0}}},
         {"aggregate", {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}}},
         {"pass_count", {{"type", "integer"}}},
         {"row_count", {{"type", "integer"}}},
@@ -246,6 +255,14 @@ mcp::ToolSpec makeParseBenchCsvTool(ParseBenchCsvOptions options) {
       metricArg = args["primary_metric"].get<std::string>();
     } else if (campaign) {
       metricArg = campaign->primaryMetric;
+    }
+
+    std::size_t maxRows = 1000;
+    if (args.contains("max_rows")) {
+      const json& m = args["max_rows"];
+      if (!m.is_number_integer() || m.get<long long>() < 0)
+        return ToolResult::error("must be a non-negative integer", "max_rows", "e.g. 1000; 0 returns no rows, only the summary");
+      maxRows = static_cast<std::size_t>(m.get<long long>());
     }
 
     // --- the file ---
@@ -336,6 +353,12 @@ mcp::ToolSpec makeParseBenchCsvTool(ParseBenchCsvOptions options) {
     std::size_t passCount = 0;
     bool allPass = true;
     for (std::size_t r = 0; r < table.rows.size(); ++r) {
+      bool rowPasses = true;
+      for (const auto& sv : scores) rowPasses = rowPasses && sv.shapes[r].countsAsPass();
+      if (rowPasses) ++passCount;
+      else allPass = false;
+    }
+    for (std::size_t r = 0; r < table.rows.size() && r < maxRows; ++r) {
       const m::BenchRow& row = table.rows[r];
       json metricsJson = json::object();
       json stddevJson = json::object();
@@ -351,8 +374,6 @@ mcp::ToolSpec makeParseBenchCsvTool(ParseBenchCsvOptions options) {
         if (!s.countsAsPass()) countsAsPass = false;
         if (problem.empty()) problem = s.problem;
       }
-      if (countsAsPass) ++passCount;
-      else allPass = false;
       int repeats = 1;
       if (repeatsCol && std::isfinite(row.values[*repeatsCol]) && row.values[*repeatsCol] >= 1)
         repeats = static_cast<int>(row.values[*repeatsCol]);
@@ -368,6 +389,7 @@ mcp::ToolSpec makeParseBenchCsvTool(ParseBenchCsvOptions options) {
       rows.push_back(std::move(rowJson));
     }
     out["rows"] = std::move(rows);
+    out["rows_omitted"] = table.rows.size() > maxRows ? table.rows.size() - maxRows : 0;
     out["all_pass"] = allPass;
     json aggregate = json::object();
     for (const auto& sv : scores) aggregate[sv.metric.name()] = sv.geomeanPass;

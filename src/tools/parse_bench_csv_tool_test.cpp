@@ -107,6 +107,15 @@ TEST_CASE("parse_bench_csv: turbo's fields plus kopt's checks") {
   CHECK(out["schema_check"]["checked"] == false);
   CHECK(out["shape_check"]["checked"] == false);
   CHECK(out["note"].get<std::string>().find("informational") == 0);
+  CHECK(out["rows_omitted"] == 0);
+
+  // A long table: rows are capped, the summary still covers every row.
+  auto capped = call(tool, {{"csv_path", "bench.csv"}, {"primary_metric", "Forward TFLOPS"}, {"max_rows", 1}});
+  REQUIRE_FALSE(capped.isError);
+  CHECK((*capped.structuredContent)["rows"].size() == 1);
+  CHECK((*capped.structuredContent)["rows_omitted"] == 1);
+  CHECK((*capped.structuredContent)["all_pass"] == false);  // the FAIL row is the omitted one
+  CHECK((*capped.structuredContent)["pass_count"] == 1);
 }
 
 TEST_CASE("parse_bench_csv: the default metric of a GEMM table is the combined step") {
