@@ -361,28 +361,29 @@ std::variant<Plan, TableError> planCustom(const CustomSchema& custom, std::vecto
   return p;
 }
 
-// The earliest repeated label (by the line of its repetition) as (first row, repeating row), found
-// by sorting label hashes: no per-label allocation, which a hash map of 100k labels costs.
+// The earliest repeated label (by the line of its repetition) as (first row, repeating row). An
+// open-addressing table of row indices keyed by the label hash: one flat allocation instead of a
+// node per label, which a hash map of 100k labels costs.
 std::optional<std::pair<std::size_t, std::size_t>> findDuplicateLabel(const std::vector<BenchRow>& rows) {
-  std::vector<std::pair<std::size_t, std::size_t>> keyed(rows.size());  // (hash, row index)
+  constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+  std::size_t capacity = 16;
+  while (capacity < rows.size() * 2) capacity <<= 1;
+  std::vector<std::uint32_t> slots(capacity, kEmpty);
+  std::vector<std::size_t> hashes(rows.size());
+  const std::size_t mask = capacity - 1;
   std::hash<std::string_view> hash;
-  for (std::size_t i = 0; i < rows.size(); ++i) keyed[i] = {hash(rows[i].label), i};
-  std::sort(keyed.begin(), keyed.end());
-  std::optional<std::pair<std::size_t, std::size_t>> best;
-  for (std::size_t i = 0; i + 1 < keyed.size(); ++i) {
-    if (keyed[i].first != keyed[i + 1].first) continue;
-    // Same hash: compare every pair in the run (runs are tiny unless labels really repeat).
-    std::size_t end = i + 1;
-    while (end < keyed.size() && keyed[end].first == keyed[i].first) ++end;
-    for (std::size_t a = i; a < end; ++a)
-      for (std::size_t b = a + 1; b < end; ++b) {
-        std::size_t lo = keyed[a].second, hi = keyed[b].second;  // sorted pairs: lo < hi
-        if (rows[lo].label != rows[hi].label) continue;
-        if (!best || hi < best->second || (hi == best->second && lo < best->first)) best = std::make_pair(lo, hi);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::size_t h = hashes[i] = hash(rows[i].label);
+    for (std::size_t pos = h & mask;; pos = (pos + 1) & mask) {
+      const std::uint32_t other = slots[pos];
+      if (other == kEmpty) {
+        slots[pos] = static_cast<std::uint32_t>(i);
+        break;
       }
-    i = end - 1;
+      if (hashes[other] == h && rows[other].label == rows[i].label) return std::make_pair<std::size_t, std::size_t>(other, std::size_t(i));
+    }
   }
-  return best;
+  return std::nullopt;
 }
 
 TableResult parseRows(std::string_view text, const Split& split, Plan plan) {

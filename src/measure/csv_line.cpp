@@ -8,16 +8,22 @@ bool splitCsvLine(std::string_view line, std::vector<std::string_view>& cells, s
   cells.clear();
   if (std::memchr(line.data(), '"', line.size()) == nullptr) {
     // Cells are short (numbers, labels): a plain byte loop beats a memchr call per cell.
+    // Written by index into a vector kept at its largest size, so no per-cell capacity checks.
     const char* begin = line.data();
     const char* end = begin + line.size();
     const char* cell = begin;
+    std::size_t n = 0;
+    if (cells.capacity() < 16) cells.reserve(16);
+    cells.resize(cells.capacity());
     for (const char* p = begin; p != end; ++p) {
       if (*p == ',') {
-        cells.emplace_back(cell, static_cast<std::size_t>(p - cell));
+        if (n + 1 >= cells.size()) cells.resize(cells.size() * 2);
+        cells[n++] = std::string_view(cell, static_cast<std::size_t>(p - cell));
         cell = p + 1;
       }
     }
-    cells.emplace_back(cell, static_cast<std::size_t>(end - cell));
+    cells[n++] = std::string_view(cell, static_cast<std::size_t>(end - cell));
+    cells.resize(n);
     return true;
   }
   // Slow path: unescape quoted cells into scratch. Reserve so appends never reallocate and the
