@@ -72,7 +72,9 @@ struct BenchRow {
   // One value per Schema::columns entry; NaN for text columns and for empty / "nan" cells,
   // +-inf kept (an SNR of inf means "exact"). Look values up through BenchTable::value.
   std::vector<double> values;
-  std::vector<std::string> text;  // per column: verbatim text for text columns, "" otherwise
+  // Per column: verbatim text for text columns, "" for the others; empty (size 0) when the schema
+  // has no text column besides label and Check (the GEMM and memory-bound schemas).
+  std::vector<std::string> text;
   std::size_t line = 0;           // 1-based line in the file
 };
 
