@@ -59,8 +59,13 @@ std::optional<std::string> makeRepository(const fs::path& source, const fs::path
   fs::create_directories(repo, ec);
   if (ec) return "cannot create " + repo.string() + ": " + ec.message();
   for (const auto& entry : fs::directory_iterator(source)) {
+    // kernel_dir "." copies a whole checkout (the GPU campaigns need src/device and tools/hip_bench
+    // beside the kernel): never its history, build trees, test clients or earlier campaigns.
     const auto name = entry.path().filename().string();
-    if (name == "build" || name == "__pycache__") continue;
+    if (name.rfind("build", 0) == 0 || name == "__pycache__" || name == ".git" || name == "node_modules" ||
+        name == ".kopt" || name == ".whl" || name == ".gl") {
+      continue;
+    }
     fs::copy(entry.path(), repo / name, fs::copy_options::recursive, ec);
     if (ec) return "cannot copy " + entry.path().string() + ": " + ec.message();
   }
