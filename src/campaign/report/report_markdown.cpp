@@ -46,6 +46,21 @@ std::string inlineText(const std::string& text) {
   return out;
 }
 
+// Long reasons (the gate lists every shape) belong in the round's summary; the report's tables
+// keep the first clauses. Cuts at a "; " or a space, on a UTF-8 boundary, and says so.
+std::string brief(const std::string& text, size_t maxBytes) {
+  if (text.size() <= maxBytes) return text;
+  size_t cut = text.rfind("; ", maxBytes);
+  if (cut == std::string::npos || cut < maxBytes / 2) cut = text.rfind(' ', maxBytes);
+  if (cut == std::string::npos || cut < maxBytes / 2) {
+    cut = maxBytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  }
+  return text.substr(0, cut) + " \xE2\x80\xA6 (see the round summary)";
+}
+
+constexpr size_t kReasonChars = 180;
+
 std::string roundName(int number) { return "round-" + std::to_string(number); }
 
 double observedChange(const RoundRecord& round, double bestBefore, bool higherIsBetter) {
@@ -111,8 +126,7 @@ void writeResult(std::ostringstream& out, const CampaignHistory& h) {
     return;
   }
   double baseAgg = base->aggregate;
-  out << "- Baseline (" << roundName(base->number) << "): " << withUnit(baseAgg, h.metricUnit) << " " << h.metricName
-      << "\n";
+  out << "- Baseline (" << roundName(base->number) << "): " << withUnit(baseAgg, h.metricUnit) << "\n";
   if (best && best != base) {
     out << "- Best (" << roundName(best->number) << "): " << withUnit(best->aggregate, h.metricUnit) << " ("
         << signedPercent(gainPct(best->aggregate, baseAgg, h.higherIsBetter), 3) << " vs baseline)\n";
@@ -123,7 +137,7 @@ void writeResult(std::ostringstream& out, const CampaignHistory& h) {
     out << "- Final acceptance (all target shapes): " << withUnit(*h.finalAggregate, h.metricUnit) << " ("
         << signedPercent(gainPct(*h.finalAggregate, baseAgg, h.higherIsBetter), 3) << " vs baseline)\n";
   }
-  if (!h.finalTestSummary.empty()) out << "- Full test suite: " << inlineText(h.finalTestSummary) << "\n";
+  if (!h.finalTestSummary.empty()) out << "- Full test suite: " << inlineText(brief(h.finalTestSummary, 240)) << "\n";
   Counts c = countRounds(h);
   out << "- Rounds attempted: " << c.attempted << "; accepted: " << c.accepted;
   if (c.withNote) out << " (" << c.withNote << " with a note)";
@@ -171,7 +185,7 @@ void writeRounds(std::ostringstream& out, const CampaignHistory& h) {
                              : signedPercent(observedChange(r, bestBefore[r.number], h.higherIsBetter), 3);
     out << "| " << r.number << " | " << toString(r.status) << " | " << cell(r.description) << " | "
         << toString(r.bucket) << " | " << value(r.aggregate) << " | " << change << " | " << band << " | "
-        << cell(r.decisionReason) << " |\n";
+        << cell(brief(r.decisionReason, kReasonChars)) << " |\n";
   }
   out << "\n";
 }
@@ -188,7 +202,7 @@ void writeDirections(std::ostringstream& out, const CampaignHistory& h) {
     if (isAccepted(r.status)) {
       effective << line << (r.status == RoundStatus::AcceptedWithNote ? " (accepted with a note)" : "") << "\n";
     } else {
-      ineffective << line << (r.decisionReason.empty() ? "" : "; " + inlineText(r.decisionReason)) << "\n";
+      ineffective << line << (r.decisionReason.empty() ? "" : "; " + inlineText(brief(r.decisionReason, kReasonChars))) << "\n";
     }
   }
   out << "### Effective directions\n\n" << (effective.str().empty() ? "None: no round was accepted.\n" : effective.str())

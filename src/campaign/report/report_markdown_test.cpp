@@ -18,7 +18,7 @@ TEST_CASE("the report carries every part of the contract's Final Report") {
     CHECK(countOf(md, std::string(heading) + "\n") == 1);
   }
   // Baseline vs best, counts.
-  CHECK(md.find("- Baseline (round-1): 281.00 TFLOPS Combined Step TFLOPS") != std::string::npos);
+  CHECK(md.find("- Baseline (round-1): 281.00 TFLOPS\n") != std::string::npos);
   CHECK(md.find("- Best (round-5): 303.50 TFLOPS (+8.007% vs baseline)") != std::string::npos);
   CHECK(md.find("- Rounds attempted: 4; accepted: 2 (1 with a note); rolled back: 2") != std::string::npos);
   CHECK(md.find("- Final acceptance (all target shapes): 302.80 TFLOPS (+7.758% vs baseline)") != std::string::npos);
@@ -104,4 +104,16 @@ TEST_CASE("stagnation after two rollbacks is suggested when the agent gave no ne
   REQUIRE(steps.size() == 3);
   CHECK(steps[1].find("stagnation review") != std::string::npos);
   CHECK(steps[0].find("(suggested by kopt)") != std::string::npos);
+}
+
+TEST_CASE("long decision reasons are shortened in the tables, at a clause boundary") {
+  auto h = testing::sampleHistory();
+  std::string reason;
+  for (int i = 0; i < 20; ++i) reason += "shape" + std::to_string(i) + ": slower by 45.07% (CI -66.91% .. -8.82%); ";
+  h.rounds[2].decisionReason = reason;
+  std::string md = renderReportMarkdown(h);
+  CHECK(md.find("shape19") == std::string::npos);
+  CHECK(md.find("shape0: slower by 45.07% (CI -66.91% .. -8.82%) \xE2\x80\xA6 (see the round summary)") == std::string::npos);
+  CHECK(md.find("-8.82%); shape1") != std::string::npos);
+  CHECK(md.find(" \xE2\x80\xA6 (see the round summary) |") != std::string::npos);
 }

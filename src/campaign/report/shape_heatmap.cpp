@@ -43,21 +43,49 @@ double gainOf(const ShapeResult* s) {
   return (s->speedupVsBaseline - 1.0) * 100.0;
 }
 
-// The colour scale's half-width: the largest |gain| rounded up to 1/2/5 x 10^k, at least 1%.
-double scaleLimit(const CampaignHistory& h, const std::vector<std::string>& labels) {
-  double maxAbs = 0;
+double niceUp(double value) {
+  value *= 1 - 1e-9;  // 1.1 * 380 / 380 - 1 is 0.10000000000000009: "10%" must not become 20%
+  const double steps[] = {1, 2, 5};
+  for (double magnitude = 1; magnitude <= 1e9; magnitude *= 10)
+    for (double s : steps)
+      if (s * magnitude >= value) return s * magnitude;
+  return value;
+}
+
+// The colour scale: linear in percent while gains stay within +-50% (where percent is what
+// people read), in log-ratio beyond it, so a 10x speedup and a 10x slowdown get equal weight and a
+// 2x next to a 12x still shows a difference. `limitPct` is the gain at full colour.
+struct Scale {
+  bool logarithmic = false;
+  double limitPct = 1;
+  double position(double gain) const {  // -1 .. +1 (clamped by the colour map)
+    if (!logarithmic) return gain / limitPct;
+    return std::log1p(gain / 100) / std::log1p(limitPct / 100);
+  }
+  double gainAt(double t) const {
+    if (!logarithmic) return t * limitPct;
+    return (std::pow(1 + limitPct / 100, t) - 1) * 100;
+  }
+};
+
+Scale scaleFor(const CampaignHistory& h, const std::vector<std::string>& labels) {
+  double maxAbs = 0, maxLogEquivalent = 0;
   for (const auto& round : h.rounds)
     for (const auto& label : labels) {
       double g = gainOf(find(round, label));
-      if (std::isfinite(g)) maxAbs = std::max(maxAbs, std::fabs(g));
+      if (!std::isfinite(g)) continue;
+      maxAbs = std::max(maxAbs, std::fabs(g));
+      // A slowdown to ratio r weighs like a speedup to 1/r.
+      maxLogEquivalent = std::max(maxLogEquivalent, std::expm1(std::fabs(std::log1p(g / 100))) * 100);
     }
-  // 1.1 * 380 / 380 - 1 is 0.10000000000000009: a gain of "10%" must not push the scale to 20%.
-  maxAbs *= 1 - 1e-9;
-  const double steps[] = {1, 2, 5};
-  for (double magnitude = 1; magnitude <= 1e6; magnitude *= 10)
-    for (double s : steps)
-      if (s * magnitude >= maxAbs) return s * magnitude;
-  return maxAbs;
+  Scale scale;
+  if (maxAbs <= 50) {
+    scale.limitPct = niceUp(std::max(maxAbs, 1.0));
+  } else {
+    scale.logarithmic = true;
+    scale.limitPct = niceUp(maxLogEquivalent);
+  }
+  return scale;
 }
 
 }  // namespace
@@ -65,7 +93,7 @@ double scaleLimit(const CampaignHistory& h, const std::vector<std::string>& labe
 std::string renderShapeHeatmapSvg(const CampaignHistory& h) {
   std::vector<std::string> labels = shapeLabels(h);
   const auto& rounds = h.rounds;
-  double limit = scaleLimit(h, labels);
+  const Scale scale = scaleFor(h, labels);
 
   double labelWidth = 60;
   for (const auto& label : labels)
@@ -129,7 +157,7 @@ std::string renderShapeHeatmapSvg(const CampaignHistory& h) {
       const ShapeResult* s = find(rounds[c], labels[r]);
       double g = gainOf(s);
       double x = gridX + cellWidth * static_cast<double>(c);
-      std::string fill = std::isfinite(g) ? svg::hex(svg::diverging(g / limit)) : style::kMissing;
+      std::string fill = std::isfinite(g) ? svg::hex(svg::diverging(scale.position(g))) : style::kMissing;
       std::string text = std::isfinite(g) ? (std::fabs(g) < 0.05 ? "0.0%" : svg::signedPercent(g, std::fabs(g) >= 100 ? 0 : 1))
                          : (s && s->verdict == ShapeVerdict::Fail) ? "FAIL"
                                                                     : "\xE2\x80\x93";
@@ -140,7 +168,7 @@ std::string renderShapeHeatmapSvg(const CampaignHistory& h) {
       out << "<g><title>" << escape(tip) << "</title><rect x=\"" << coord(x + 1) << "\" y=\"" << coord(y + 1) << "\" width=\""
           << coord(cellWidth - 2) << "\" height=\"" << coord(kCellHeight - 2) << "\" fill=\"" << fill << "\"/>";
       if (valuesInCells || !std::isfinite(g)) {
-        bool dark = std::isfinite(g) && std::fabs(g / limit) > 0.6;
+        bool dark = std::isfinite(g) && std::fabs(scale.position(g)) > 0.6;
         out << "<text x=\"" << coord(x + cellWidth / 2) << "\" y=\"" << coord(y + kCellHeight / 2 + 4)
             << "\" text-anchor=\"middle\" fill=\"" << (dark ? "#ffffff" : style::kInk) << "\">" << escape(text) << "</text>";
       }
@@ -159,7 +187,7 @@ std::string renderShapeHeatmapSvg(const CampaignHistory& h) {
   }
   out << "</linearGradient></defs>\n";
   out << "<g class=\"legend\" font-size=\"11\" fill=\"" << style::kInk << "\">";
-  out << "<text x=\"" << coord(barX) << "\" y=\"" << coord(legendY - 6) << "\" font-size=\"12\">Gain vs baseline (red worse, blue better)</text>";
+  out << "<text x=\"" << coord(barX) << "\" y=\"" << coord(legendY - 6) << "\" font-size=\"12\">Gain vs baseline (red worse, blue better" << (scale.logarithmic ? "; log scale" : "") << ")</text>";
   out << "<rect x=\"" << coord(barX) << "\" y=\"" << coord(legendY) << "\" width=\"" << coord(barWidth)
       << "\" height=\"12\" fill=\"url(#gain-scale)\" stroke=\"" << style::kAxis << "\" stroke-width=\"0.5\"/>";
   const double tickAt[] = {-1, -0.5, 0, 0.5, 1};
@@ -167,7 +195,8 @@ std::string renderShapeHeatmapSvg(const CampaignHistory& h) {
     double x = barX + (t + 1) / 2 * barWidth;
     out << "<line x1=\"" << coord(x) << "\" y1=\"" << coord(legendY + 12) << "\" x2=\"" << coord(x) << "\" y2=\"" << coord(legendY + 16)
         << "\" stroke=\"" << style::kAxis << "\"/>";
-    std::string label = t == 0 ? "0%" : svg::signedPercent(t * limit, limit * 0.5 >= 1 ? 0 : 1);
+    double gain = scale.gainAt(t);
+    std::string label = t == 0 ? "0%" : svg::signedPercent(gain, std::fabs(gain) >= 10 ? 0 : 1);
     if (t == -1) label = "\xE2\x89\xA4" + label;
     if (t == 1) label = "\xE2\x89\xA5" + label;
     out << "<text x=\"" << coord(x) << "\" y=\"" << coord(legendY + 28) << "\" text-anchor=\"middle\">" << escape(label) << "</text>";

@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "campaign/report/report_test_support.h"
+#include "campaign/report/svg_support.h"
+
+#include <cmath>
 
 using namespace kopt::campaign::report;
 using testing::countOf;
@@ -74,4 +77,24 @@ TEST_CASE("empty, one-round, NaN and shapes appearing later") {
   CHECK(svg.find("NaN") == std::string::npos);
   CHECK(svg.find("late_shape") != std::string::npos);
   CHECK(countOf(svg, "not measured") >= 5);  // the NaN cell + late_shape in 4 other rounds (+ legend)
+}
+
+TEST_CASE("big gains switch the colour scale to log ratio, so 10x and 1/10x weigh the same") {
+  CampaignHistory h;
+  RoundRecord base;
+  base.number = 1;
+  base.status = RoundStatus::Baseline;
+  base.shapes = {testing::shape("fast", 1000, 100, ShapeVerdict::Improved),   // +900%
+                 testing::shape("slow", 10, 100, ShapeVerdict::Regressed),     // -90%
+                 testing::shape("double", 200, 100, ShapeVerdict::Improved)};  // +100%
+  h.rounds = {base};
+  std::string svg = renderShapeHeatmapSvg(h);
+  CHECK(svg.find("; log scale)") != std::string::npos);
+  CHECK(svg.find("\xE2\x89\xA5+1000%") != std::string::npos);   // limit: a gain of 1000% (11x)
+  CHECK(svg.find("\xE2\x89\xA4-91%") != std::string::npos);     // and its mirror, 1/11
+  // 10x and 1/10x sit at the same distance from the centre: same intensity, opposite hues.
+  auto fast = svg::diverging(std::log(10.0) / std::log(11.0)), slow = svg::diverging(-std::log(10.0) / std::log(11.0));
+  CHECK(svg.find("fill=\"" + svg::hex(fast) + "\"") != std::string::npos);
+  CHECK(svg.find("fill=\"" + svg::hex(slow) + "\"") != std::string::npos);
+  CHECK(svg.find(">+900%<") != std::string::npos);
 }
