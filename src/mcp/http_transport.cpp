@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <deque>
 #include <iostream>
@@ -11,6 +12,8 @@
 #include <random>
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "mcp/elastic_pool.h"
 #include "mcp/protocol_version.h"
@@ -40,6 +43,29 @@ bool isLoopbackName(const std::string& host) {
 }
 
 bool isLoopbackBind(const std::string& host) { return isLoopbackName(host) || host.rfind("127.", 0) == 0; }
+
+// cpp-httplib 0.11.4 listens with a backlog of 5 and offers no way to change it. When more clients
+// connect at once (100 SSE streams opening together), the kernel drops the handshakes that do not
+// fit; a client whose request then arrives after the server's keep-alive wait gets a reset. Calling
+// listen() again on a listening socket only updates its backlog, so find ours and widen it.
+void widenListenBacklog(int port) {
+  for (int fd = 3; fd < 65536; ++fd) {
+    int accepting = 0;
+    socklen_t length = sizeof accepting;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) != 0) {
+      if (errno == EBADF && fd > 1024) break;  // past the descriptors in use
+      continue;
+    }
+    if (!accepting) continue;
+    sockaddr_storage address{};
+    socklen_t size = sizeof address;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) continue;
+    int boundPort = -1;
+    if (address.ss_family == AF_INET) boundPort = ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+    if (address.ss_family == AF_INET6) boundPort = ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port);
+    if (boundPort == port) ::listen(fd, SOMAXCONN);
+  }
+}
 
 // One SSE stream or one pending JSON answer: the messages routed to a POST (or to the GET stream)
 // wait here until the connection's worker writes them.
@@ -223,7 +249,7 @@ struct HttpTransport::Impl {
     server.set_keep_alive_max_count(1000);
     // Short: an idle keep-alive connection holds a worker, and stop() waits for it to time out.
     // Clients learn the value from the Keep-Alive header and close idle connections before it.
-    server.set_keep_alive_timeout(2);
+    server.set_keep_alive_timeout(3);
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       return admit(req, res) ? httplib::Server::HandlerResponse::Unhandled : httplib::Server::HandlerResponse::Handled;
     });
@@ -522,6 +548,7 @@ bool HttpTransport::bind(std::string* error) {
                         " (address in use, or not an address of this machine)";
     return false;
   }
+  widenListenBacklog(impl_->boundPort);
   return true;
 }
 

@@ -38,7 +38,7 @@ function request(method, headers = {}, body = undefined) {
       res.on("data", (c) => (data += c));
       res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body: data }));
     });
-    req.on("error", reject);
+    req.on("error", (e) => reject(new Error(`${method} ${JSON.stringify(body)?.slice(0, 80)}: ${e.message}`)));
     if (body !== undefined) req.write(typeof body === "string" ? body : JSON.stringify(body));
     req.end();
   });
@@ -69,7 +69,7 @@ function openStream(method, headers, body, firstEvent) {
         resolve({ ended, req });
       }
     });
-    req.on("error", (e) => reject(e));
+    req.on("error", (e) => reject(new Error(`stream ${method} ${JSON.stringify(body)?.slice(0, 80)}: ${e.message}`)));
     if (body !== undefined) req.write(JSON.stringify(body));
     req.end();
   });
