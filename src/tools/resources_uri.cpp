@@ -102,6 +102,48 @@ std::string artifactUri(const std::string& name, int round, const std::string& f
   return campaignUri(name) + "/round/" + std::to_string(round) + "/artifacts/" + percentEncode(file);
 }
 
+std::vector<std::string> urisChangedBy(std::string_view tool, const std::string& campaign, int round) {
+  using F = CampaignFile;
+  std::vector<std::string> uris;
+  auto file = [&](F f) { uris.push_back(campaignUri(campaign, f)); };
+  auto roundFile = [&](RoundFile f) {
+    if (round > 0) uris.push_back(roundUri(campaign, round, f));
+  };
+  auto artifact = [&](const char* name) {
+    if (round > 0) uris.push_back(artifactUri(campaign, round, name));
+  };
+  if (tool == "define_target" || tool == "confirm_target") {
+    file(F::Manifest), file(F::State), file(F::Ledger);
+    uris.push_back(campaignsUri());
+  } else if (tool == "prepare_environment" || tool == "read_tips") {
+    file(F::Manifest), file(F::State), file(F::Ledger);
+  } else if (tool == "run_baseline") {
+    file(F::State), file(F::Ledger), file(F::Log), file(F::Trend);
+    round = round > 0 ? round : 1;
+    roundFile(RoundFile::Summary), roundFile(RoundFile::Decision);
+  } else if (tool == "begin_round") {
+    file(F::State), file(F::Ledger);
+    roundFile(RoundFile::Hypothesis);
+  } else if (tool == "rebuild_kernel") {
+    artifact("build.log");
+  } else if (tool == "run_tests") {
+    artifact("test.log");
+  } else if (tool == "run_quick_bench" || tool == "validate_round") {
+    artifact("benchmark.csv");
+    file(F::State), file(F::Ledger);
+  } else if (tool == "accept_or_revert") {
+    file(F::State), file(F::Ledger), file(F::Log), file(F::Trend);
+    roundFile(RoundFile::Summary), roundFile(RoundFile::Decision);
+  } else if (tool == "termination_check" || tool == "final_acceptance") {
+    file(F::State), file(F::Ledger), file(F::Log);
+  } else if (tool == "report") {
+    file(F::Report), file(F::MetricChart), file(F::Heatmap), file(F::Log), file(F::State), file(F::Ledger);
+  }
+  // The overview lists files and rounds, so it changes with any of them.
+  if (!uris.empty()) uris.insert(uris.begin(), campaignUri(campaign));
+  return uris;
+}
+
 std::string percentEncode(std::string_view segment) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kopt::tools::resources {
 
@@ -60,6 +61,11 @@ struct ParsedUri {
 
 // nullopt when `uri` is not a kopt:// URI of the scheme above; `error` says why.
 std::optional<ParsedUri> parseUri(std::string_view uri, std::string* error = nullptr);
+
+// The URIs a successful call of `tool` (a catalogue tool name) changes, per docs/resources.md's
+// subscription table, for the adapter to pass to Registrar::notifyResourceUpdated. `round` is the
+// round the call worked on (0 when none). Unknown and read-only tools change nothing.
+std::vector<std::string> urisChangedBy(std::string_view tool, const std::string& campaign, int round);
 
 std::string percentEncode(std::string_view segment);  // unreserved characters kept, the rest %XX
 std::optional<std::string> percentDecode(std::string_view segment);  // nullopt on a bad escape or NUL

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace kopt::tools::resources;
 
 TEST_CASE("URIs round-trip through build and parse") {
@@ -52,4 +54,27 @@ TEST_CASE("percent encoding keeps unreserved characters and escapes the rest") {
   CHECK(percentDecode("a%2Fb%20c") == std::optional<std::string>("a/b c"));
   CHECK_FALSE(percentDecode("%4"));
   CHECK_FALSE(percentDecode("%"));
+}
+
+TEST_CASE("urisChangedBy follows the subscription table") {
+  auto has = [](const std::vector<std::string>& uris, const std::string& uri) {
+    return std::find(uris.begin(), uris.end(), uri) != uris.end();
+  };
+  auto accept = urisChangedBy("accept_or_revert", "c", 3);
+  CHECK(accept.front() == "kopt://campaign/c");
+  for (const char* uri : {"kopt://campaign/c/trend", "kopt://campaign/c/log", "kopt://campaign/c/state",
+                          "kopt://campaign/c/round/3/summary", "kopt://campaign/c/round/3/decision"})
+    CHECK(has(accept, uri));
+  CHECK(has(urisChangedBy("define_target", "c", 0), "kopt://campaigns"));
+  CHECK(has(urisChangedBy("run_baseline", "c", 0), "kopt://campaign/c/round/1/summary"));
+  CHECK(has(urisChangedBy("validate_round", "c", 4), "kopt://campaign/c/round/4/artifacts/benchmark.csv"));
+  CHECK(has(urisChangedBy("report", "c", 0), "kopt://campaign/c/report/heatmap.svg"));
+  CHECK(has(urisChangedBy("rebuild_kernel", "c", 2), "kopt://campaign/c/round/2/artifacts/build.log"));
+  CHECK(urisChangedBy("rebuild_kernel", "c", 0).empty());  // no round, no log to name
+  CHECK(urisChangedBy("campaign_status", "c", 2).empty());
+  CHECK(urisChangedBy("query_trend", "c", 2).empty());
+  // Every URI it names parses back.
+  for (const char* tool : {"define_target", "run_baseline", "begin_round", "run_tests", "validate_round",
+                           "accept_or_revert", "final_acceptance", "report"})
+    for (const auto& uri : urisChangedBy(tool, "gemm x", 2)) CHECK_MESSAGE(parseUri(uri), uri);
 }
