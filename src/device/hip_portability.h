@@ -9,25 +9,22 @@
 //
 // CUDA 13 removed cudaDeviceProp::clockRate and ::memoryClockRate; read clocks with
 // kopt_hip::clockRateKHz() / memoryClockRateKHz(), which use the attribute query on both vendors.
-// Host-only code (the CPU reference, CSV writing) must not include this header: it needs a GPU
-// compiler. It is not compiled into the kopt server, which reaches the GPU through dlopen
+// bf16 values travel as raw uint16_t bits (tools/hip_bench/bf16_bits.h), so no vendor bf16 type
+// is needed. Host-only code (the CPU reference, CSV writing) must not include this header: it
+// needs a GPU compiler. It is not compiled into the kopt server, which reaches the GPU through dlopen
 // (device_runtime.h).
 
 #if defined(__HIP_PLATFORM_AMD__) || (defined(__HIPCC__) && !defined(__CUDACC__))
 
-#include <hip/hip_bf16.h>
 #include <hip/hip_runtime.h>
 
 #define KOPT_HIP_PLATFORM_AMD 1
-using kopt_bf16 = __hip_bfloat16;
 
 #elif defined(__CUDACC__)
 
-#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #define KOPT_HIP_PLATFORM_NVIDIA 1
-using kopt_bf16 = __nv_bfloat16;
 
 // Types.
 using hipError_t = cudaError_t;

@@ -17,15 +17,19 @@ BUNDLE=build-gpu-bundle
 GEN=()
 command -v ninja >/dev/null && GEN=(-G Ninja)
 cmake -S . -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-cmake --build "$BUILD" -j"${JOBS:-2}" --target kopt kopt_device_probe
-if grep -q "kopt_hip_gemm_bench" "$BUILD/build.ninja" 2>/dev/null || grep -rq "kopt_hip_gemm_bench" "$BUILD/Makefile" 2>/dev/null; then
-  cmake --build "$BUILD" -j"${JOBS:-2}" --target kopt_hip_gemm_bench kopt_hip_rmsnorm_bench kopt_hip_kernels
+# Each part on its own, so one that fails to build (say, kopt mid-change) leaves the others usable.
+status=0
+cmake --build "$BUILD" -j"${JOBS:-2}" --target kopt_device_probe || { echo "make_bundle: kopt_device_probe did not build" >&2; status=1; }
+cmake --build "$BUILD" -j"${JOBS:-2}" --target kopt || { echo "make_bundle: kopt did not build" >&2; status=1; }
+if cmake --build "$BUILD" --target help 2>/dev/null | grep -q kopt_hip_gemm_bench; then
+  cmake --build "$BUILD" -j"${JOBS:-2}" --target kopt_hip_gemm_bench kopt_hip_rmsnorm_bench kopt_hip_kernels ||
+    { echo "make_bundle: the HIP benches did not build" >&2; status=1; }
 else
   echo "make_bundle: no GPU compiler here: the bundle has no benches (the GPU machine builds them)" >&2
 fi
 rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/bin" "$BUNDLE/lib"
-cp "$BUILD/kopt" "$BUNDLE/bin/"
+[ -f "$BUILD/kopt" ] && cp "$BUILD/kopt" "$BUNDLE/bin/"
 find "$BUILD" -name kopt_device_probe -type f -perm -u+x -exec cp {} "$BUNDLE/bin/" \;
 for f in kopt_hip_gemm_bench kopt_hip_rmsnorm_bench; do
   find "$BUILD/kernels/hip" -maxdepth 1 -name "$f" -type f -exec cp {} "$BUNDLE/bin/" \;
@@ -46,3 +50,4 @@ Built by tools/gpu/make_bundle.sh on the development machine. Use with
 TXT
 du -sh "$BUNDLE"
 ls -l "$BUNDLE/bin" "$BUNDLE/lib"
+exit $status
