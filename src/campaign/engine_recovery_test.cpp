@@ -35,7 +35,7 @@ std::vector<std::string> eventTypes(const std::string& dir) {
 
 std::string normalized(std::string text) {
   // Numbers and time stamps differ between runs (fresh seeds, clocks); the structure must not.
-  text = std::regex_replace(text, std::regex("[0-9a-f]{12,64}"), "<sha>");
+  text = std::regex_replace(text, std::regex("\\b(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\\b"), "<sha>");
   text = std::regex_replace(text, std::regex("[-+]?[0-9]+(\\.[0-9]+)?(e[-+]?[0-9]+)?"), "#");
   return text;
 }

@@ -49,7 +49,7 @@ BeginRoundRequest hypothesis(const std::string& dir, std::vector<std::string> fi
 }
 
 template <class T>
-const Refusal& refusalOf(const Outcome<T>& o) {
+Refusal refusalOf(const Outcome<T>& o) {
   REQUIRE_MESSAGE(o.refused(), (o.ok() ? std::string("unexpectedly ok") : o.errorText()));
   return o.refusal();
 }
@@ -288,7 +288,7 @@ TEST_CASE("refusal: two rollbacks in a row require a stagnation review") {
 TEST_CASE("refusal: a manifest with a required field missing or wrong names the field") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string base = testing::kFakeManifest;
+  const std::string base = testing::fakeKernelFile("manifest.yaml");
   for (const std::string field : {"target_op", "target_backend", "target_gpu", "primary_metric", "kernel_source",
                                   "test_command", "benchmark_command", "quick_command"}) {
     CAPTURE(field);

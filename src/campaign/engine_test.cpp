@@ -214,7 +214,7 @@ TEST_CASE("engine: kopt writes benchmark.csv from its own runs; a planted file i
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
   const std::string dir = startCampaign(ws, engine);
-  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  REQUIRE(engine.beginRound(hypothesis(dir, {"kernel"})).ok());
   ws.setConfig("speed=90\n");
   const fs::path csv = fs::path(dir) / "rounds/round-2/artifacts/benchmark.csv";
   const std::string fake =

@@ -26,108 +26,11 @@
 
 namespace kopt::campaign::testing {
 
-inline const char* kFakeBench = R"PY(import argparse, json, math, os, random, sys
-SHAPES = [("s1", 64, 64, 64), ("s2", 128, 128, 128), ("s3", 96, 80, 72), ("s4", 16, 256, 128)]
-HEADER = "label,B,M,N,K,Check,Forward TFLOPS,Forward TFLOPS_stddev,Backward TFLOPS,Backward TFLOPS_stddev,Forward Time (ms),Backward Time (ms),out_snr,da_snr,db_snr"
-def config():
-    cfg = {}
-    with open(os.path.join(os.getcwd(), "build", "config.ini")) as f:
-        for line in f:
-            line = line.strip()
-            if "=" in line and not line.startswith("#"):
-                k, v = line.split("=", 1)
-                cfg[k.strip()] = v.strip()
-    return cfg
-ap = argparse.ArgumentParser()
-ap.add_argument("--summary-csv")
-ap.add_argument("--samples")
-ap.add_argument("--shapes")
-ap.add_argument("--seed", type=int, default=0)
-a = ap.parse_args()
-cfg = config()
-if cfg.get("crash") == "1":
-    sys.exit(3)
-shapes = SHAPES
-if a.shapes:
-    known = {s[0]: s for s in SHAPES}
-    for w in a.shapes.split(","):
-        if w not in known:
-            print("unknown shape " + w, file=sys.stderr)
-            sys.exit(2)
-    shapes = [known[w] for w in a.shapes.split(",")]
-speed = float(cfg.get("speed", "100"))
-noise = float(cfg.get("noise", "0.002"))
-rng = random.Random("%d|%s" % (a.seed, os.getcwd()))
-header = HEADER + (",extra" if cfg.get("extra_column") == "1" else "")
-lines = [header]
-series = []
-for (label, M, N, K) in shapes:
-    tf = speed * float(cfg.get("speed_" + label, "1"))
-    flops = 2.0 * M * N * K
-    base_ms = flops / (tf * 1e12) * 1e3
-    run = math.exp(rng.gauss(0, noise))
-    times = [base_ms * run * math.exp(rng.gauss(0, noise / 4)) for _ in range(8)]
-    tflops = [flops / (t * 1e-3) / 1e12 for t in times]
-    mean = sum(tflops) / len(tflops)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in tflops) / len(tflops))
-    st = sorted(times)
-    med = 0.5 * (st[3] + st[4])
-    bad = cfg.get("correct", "1") == "0" or cfg.get("fail_" + label) == "1"
-    row = "%s,1,%d,%d,%d,%s,%.6g,%.6g,nan,nan,%.6g,nan,inf,inf,inf" % (label, M, N, K, "FAIL" if bad else "PASS", flops / (med * 1e-3) / 1e12, sd, med)
-    if cfg.get("extra_column") == "1":
-        row += ",0"
-    lines.append(row)
-    series.append({"label": label, "direction": "forward", "unit": "ms", "times": times, "flops": flops, "bytes": None, "stop": "max_samples"})
-if cfg.get("nocsv") != "1":
-    with open(a.summary_csv, "w") as f:
-        f.write("\n".join(lines) + "\n")
-if a.samples:
-    with open(a.samples, "w") as f:
-        f.write(json.dumps({"kopt_samples": 1, "harness": "fake_bench", "device": "fake", "seed": a.seed}) + "\n")
-        for s in series:
-            f.write(json.dumps(s) + "\n")
-print("bench done: %d shapes" % len(shapes))
-)PY";
-
-inline const char* kFakeBuild = R"PY(import os, shutil, sys
-cfg = open("kernel/config.ini").read()
-if "build_error=1" in cfg:
-    print("error: the kernel does not compile", file=sys.stderr)
-    sys.exit(2)
-os.makedirs("build", exist_ok=True)
-shutil.copyfile("kernel/config.ini", "build/config.ini.tmp")
-os.replace("build/config.ini.tmp", "build/config.ini")
-print("built")
-)PY";
-
-inline const char* kFakeTest = R"PY(import sys
-cfg = open("build/config.ini").read()
-if "correct=0" in cfg:
-    print("FAILED: wrong results on every shape")
-    sys.exit(1)
-print("4 passed")
-)PY";
-
-inline const char* kFakeManifest = R"YAML(target_op: fake_gemm
-target_backend: CPU
-target_gpu: cpu
-primary_metric: Forward TFLOPS
-kernel_source: [kernel]
-build_command: python3 build.py
-test_command: python3 test.py
-benchmark_command: python3 bench.py
-quick_command: python3 bench.py
-git_branch: auto
-max_iterations: 10
-gate:
-  pairs: 6
-  max_pairs: 15
-timeouts:
-  build: 60
-  test: 60
-  bench: 60
-  hang: 30
-)YAML";
+// The fake kernel's files live in tests/e2e/fake_kernel (shared with the e2e crash test).
+inline std::filesystem::path fakeKernelDir() { return std::filesystem::path(KOPT_SOURCE_DIR) / "tests/e2e/fake_kernel"; }
+inline std::string fakeKernelFile(const std::string& name) {
+  return util::readFileIfExists(fakeKernelDir() / name).value_or("");
+}
 
 // Thrown by the fault hook. Not a std::exception on purpose: the engine's own error handling
 // (catch std::exception -> ToolFailure) must not swallow a simulated death.
@@ -161,13 +64,10 @@ struct FakeWorkspace {
     root = std::filesystem::path(mkdtemp(tmpl));
     root = std::filesystem::canonical(root);
     repo = root / "repo";
-    writeText(repo / "bench.py", kFakeBench);
-    writeText(repo / "build.py", kFakeBuild);
-    writeText(repo / "test.py", kFakeTest);
-    writeText(repo / "kernel" / "config.ini", "speed=100\n");
-    writeText(repo / "kernel" / "impl.txt", "the kernel body\n");
-    writeText(repo / ".gitignore", "build/\n");
-    writeText(repo / "manifest.yaml", kFakeManifest);
+    for (const char* f : {"bench.py", "build.py", "test.py", "kernel/config.ini", "kernel/impl.txt", "manifest.yaml"}) {
+      writeText(repo / f, fakeKernelFile(f));
+    }
+    writeText(repo / ".gitignore", fakeKernelFile("gitignore"));
     sh("cd '" + repo.string() + "' && git init -q -b main && git add -A && git -c user.name=test -c user.email=test@example.com commit -q -m initial");
   }
   ~FakeWorkspace() {

@@ -1,0 +1,61 @@
+import argparse, json, math, os, random, sys
+SHAPES = [("s1", 64, 64, 64), ("s2", 128, 128, 128), ("s3", 96, 80, 72), ("s4", 16, 256, 128)]
+HEADER = "label,B,M,N,K,Check,Forward TFLOPS,Forward TFLOPS_stddev,Backward TFLOPS,Backward TFLOPS_stddev,Forward Time (ms),Backward Time (ms),out_snr,da_snr,db_snr"
+def config():
+    cfg = {}
+    with open(os.path.join(os.getcwd(), "build", "config.ini")) as f:
+        for line in f:
+            line = line.strip()
+            if "=" in line and not line.startswith("#"):
+                k, v = line.split("=", 1)
+                cfg[k.strip()] = v.strip()
+    return cfg
+ap = argparse.ArgumentParser()
+ap.add_argument("--summary-csv")
+ap.add_argument("--samples")
+ap.add_argument("--shapes")
+ap.add_argument("--seed", type=int, default=0)
+a = ap.parse_args()
+cfg = config()
+if cfg.get("crash") == "1":
+    sys.exit(3)
+shapes = SHAPES
+if a.shapes:
+    known = {s[0]: s for s in SHAPES}
+    for w in a.shapes.split(","):
+        if w not in known:
+            print("unknown shape " + w, file=sys.stderr)
+            sys.exit(2)
+    shapes = [known[w] for w in a.shapes.split(",")]
+speed = float(cfg.get("speed", "100"))
+noise = float(cfg.get("noise", "0.002"))
+rng = random.Random("%d|%s" % (a.seed, os.getcwd()))
+header = HEADER + (",extra" if cfg.get("extra_column") == "1" else "")
+lines = [header]
+series = []
+for (label, M, N, K) in shapes:
+    tf = speed * float(cfg.get("speed_" + label, "1"))
+    flops = 2.0 * M * N * K
+    base_ms = flops / (tf * 1e12) * 1e3
+    run = math.exp(rng.gauss(0, noise))
+    times = [base_ms * run * math.exp(rng.gauss(0, noise / 4)) for _ in range(8)]
+    tflops = [flops / (t * 1e-3) / 1e12 for t in times]
+    mean = sum(tflops) / len(tflops)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in tflops) / len(tflops))
+    st = sorted(times)
+    med = 0.5 * (st[3] + st[4])
+    bad = cfg.get("correct", "1") == "0" or cfg.get("fail_" + label) == "1"
+    row = "%s,1,%d,%d,%d,%s,%.6g,%.6g,nan,nan,%.6g,nan,inf,inf,inf" % (label, M, N, K, "FAIL" if bad else "PASS", flops / (med * 1e-3) / 1e12, sd, med)
+    if cfg.get("extra_column") == "1":
+        row += ",0"
+    lines.append(row)
+    series.append({"label": label, "direction": "forward", "unit": "ms", "times": times, "flops": flops, "bytes": None, "stop": "max_samples"})
+if cfg.get("nocsv") != "1":
+    with open(a.summary_csv, "w") as f:
+        f.write("\n".join(lines) + "\n")
+if a.samples:
+    with open(a.samples, "w") as f:
+        f.write(json.dumps({"kopt_samples": 1, "harness": "fake_bench", "device": "fake", "seed": a.seed}) + "\n")
+        for s in series:
+            f.write(json.dumps(s) + "\n")
+print("bench done: %d shapes" % len(shapes))
