@@ -92,13 +92,23 @@ struct Result {
   std::vector<Direction> directions;  // empty when the kernel threw or crashed
 };
 
+// Every way out of the harness: flush what the harness wrote, then _exit, so no atexit handler
+// and no static destructor runs after the result files are written, the kernel's included
+// (docs/integrity.md, gap G5: a kernel linked into this process could otherwise rewrite them).
+[[noreturn]] void leave(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  ::_exit(code);
+}
+
 [[noreturn]] void usage_error(const std::string& msg) {
   std::cerr << kHarnessName << ": " << msg << "\n"
             << "usage: " << kHarnessName
             << " [--summary-csv PATH] [--samples PATH] [--shapes L1,L2,...] [--seed N]\n"
                "       [--min-samples N] [--max-samples N] [--target-rsd F] [--time-cap-ms F]\n"
                "       [--snr-threshold-db F] [--shape-timeout-s F] [--no-isolate] [--list-shapes]\n";
-  std::exit(2);
+  leave(2);
 }
 
 double parse_number(const std::string& flag, const std::string& value) {
@@ -181,7 +191,7 @@ std::vector<Shape> select_shapes(const Options& o) {
       for (const auto& s : kDefaultShapes) known += (known.empty() ? "" : ",") + s.label;
       std::cerr << kHarnessName << ": unknown shape label '" << label << "' (known: " << known
                 << ")\n";
-      std::exit(2);
+      leave(2);
     }
     if (!seen.insert(label).second) usage_error("shape label '" + label + "' given twice in --shapes");
     out.push_back(*found);
@@ -284,7 +294,7 @@ void make_pool(std::uint64_t seed, Pool* p) {
   p->data = static_cast<float*>(std::aligned_alloc(kHuge, bytes));
   if (!p->data) {
     std::cerr << kHarnessName << ": cannot allocate the " << (bytes >> 20) << " MiB timing pool\n";
-    std::exit(1);
+    leave(1);
   }
 #ifdef MADV_HUGEPAGE
   ::madvise(p->data, bytes, MADV_HUGEPAGE);  // advisory: ignored where THP is off
@@ -384,6 +394,15 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
   const double fwd_flops = 2.0 * M * N * K, bwd_flops = 4.0 * M * N * K;
   double worst_out = kInfinity, worst_da = kInfinity, worst_db = kInfinity;
   int bad_calls = 0;
+  // Thread census (gap G6): a timed call must not leave a thread behind. Counted outside the
+  // clock, right before and right after each call; -1 where /proc is missing (no check then).
+  int stray_thread_calls = 0, threads_seen_before = 0, threads_seen_after = 0;
+  auto census = [&](int before) {
+    const int after = bench::thread_count();
+    if (before >= 0 && after > before) {
+      if (stray_thread_calls++ == 0) threads_seen_before = before, threads_seen_after = after;
+    }
+  };
   constexpr int kOutRing = 4;  // outputs rotate too, and are NaN-poisoned before every call
 
   {
@@ -400,9 +419,11 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
       auto& c = outs[i % kOutRing];
       poison(c);
       const std::uint64_t h = bench::hash_floats(a, slot);
+      const int threads = bench::thread_count();
       const auto t0 = Clock::now();
       cpu_gemm::forward(a, b, c.data(), M, N, K);
       const auto t1 = Clock::now();
+      census(threads);
       d.times_ms.push_back(elapsed_ms(t0, t1));
       const double snr = freivalds_forward(a, b, c.data(), M, N, K, check_rng);
       if (!(snr > o.snr_threshold_db) || bench::hash_floats(a, slot) != h) ++bad_calls;
@@ -429,9 +450,11 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
       poison(da);
       poison(db);
       const std::uint64_t h = bench::hash_floats(dc, slot);
+      const int threads = bench::thread_count();
       const auto t0 = Clock::now();
       cpu_gemm::backward(dc, a, b, da.data(), db.data(), M, N, K);
       const auto t1 = Clock::now();
+      census(threads);
       d.times_ms.push_back(elapsed_ms(t0, t1));
       double sa = kNaN, sb = kNaN;
       freivalds_backward(dc, a, b, da.data(), db.data(), M, N, K, check_rng, &sa, &sb);
@@ -448,12 +471,17 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
   if (bad_calls > 0)
     std::cerr << kHarnessName << ": shape " << s.label << ": " << bad_calls
               << " timed call(s) failed the per-call check (wrong result or modified inputs)\n";
+  if (stray_thread_calls > 0)
+    std::cerr << kHarnessName << ": shape " << s.label << ": " << stray_thread_calls
+              << " timed call(s) left a thread running (threads before the call " << threads_seen_before
+              << ", after " << threads_seen_after
+              << "): a kernel must finish its work before it returns\n";
   // The SNR columns report the worst of the full check and the per-call projections.
   if (!(worst_out >= r.out_snr)) r.out_snr = worst_out;
   if (!(worst_da >= r.da_snr)) r.da_snr = worst_da;
   if (!(worst_db >= r.db_snr)) r.db_snr = worst_db;
   const double th = o.snr_threshold_db;
-  r.pass = inputs_intact && bad_calls == 0 && r.out_snr > th && r.da_snr > th && r.db_snr > th;
+  r.pass = inputs_intact && bad_calls == 0 && stray_thread_calls == 0 && r.out_snr > th && r.da_snr > th && r.db_snr > th;
   return r;
 }
 
@@ -667,7 +695,7 @@ int main(int argc, char** argv) {
   const Options o = parse_args(argc, argv);
   if (o.list_shapes) {
     for (const auto& s : kDefaultShapes) std::cout << s.label << ' ' << s.M << ' ' << s.N << ' ' << s.K << '\n';
-    return 0;
+    leave(0);
   }
   const std::vector<Shape> shapes = select_shapes(o);
   std::cerr << kHarnessName << ": " << cpu_gemm::config_string() << "\n";
@@ -686,12 +714,13 @@ int main(int argc, char** argv) {
   } else if (!write_file_atomically(o.summary_csv, csv)) {
     std::cerr << kHarnessName << ": cannot write --summary-csv " << o.summary_csv << ": "
               << std::strerror(errno) << "\n";
-    return 1;
+    leave(1);
   }
   if (!o.samples.empty() && !write_file_atomically(o.samples, samples_text(shapes, results, o))) {
     std::cerr << kHarnessName << ": cannot write --samples " << o.samples << ": " << std::strerror(errno)
               << "\n";
-    return 1;
+    leave(1);
   }
-  return 0;
+  // Both files are written and closed: end here, before any exit handler could touch them.
+  leave(0);
 }

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <dirent.h>
 #include <unistd.h>
 #include <vector>
 
@@ -206,6 +207,17 @@ inline std::size_t llc_bytes() {
   }
 #endif
   return best ? best : (std::size_t{32} << 20);
+}
+
+// Threads of this process now: the entries of /proc/self/task; -1 where it cannot be read.
+inline int thread_count() {
+  DIR* d = ::opendir("/proc/self/task");
+  if (!d) return -1;
+  int n = 0;
+  while (const dirent* e = ::readdir(d))
+    if (e->d_name[0] != '.') ++n;
+  ::closedir(d);
+  return n;
 }
 
 inline std::string cpu_model() {

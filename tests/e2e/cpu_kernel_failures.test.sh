@@ -65,4 +65,76 @@ objs = [json.loads(l) for l in open(sys.argv[1])]
 labels = sorted({o["label"] for o in objs[1:]})
 assert labels == ["rect", "sq192"], labels
 EOF
+
+# --- gap G5: the kernel object's symbols are audited before the harness links it ----------------
+exploits="$src/kernels/cpu_exploits"
+fresh() {  # fresh copy of the shipped kernel folder in $work/$1
+  rm -rf "$work/$1" && cp -r "$src/kernels/cpu" "$work/$1" && rm -rf "$work/$1/build"
+}
+refused() {  # $1 dir, $2 symbol the refusal must name, $3 what
+  if (cd "$work/$1" && ./build.sh) 2>"$work/$1.err"; then fail "$3: build.sh linked it"; fi
+  cat "$work/$1.err" >&2
+  grep -q "REFUSED: .*$2" "$work/$1.err" || fail "$3: the refusal does not name $2"
+  [ ! -e "$work/$1/build/cpu_gemm_bench" ] || fail "$3: a harness was linked anyway"
+}
+fresh clock
+cat >>"$work/clock/gemm.cpp" <<'EOF2'
+#include <ctime>
+extern "C" int clock_gettime(clockid_t, struct timespec* ts) { ts->tv_sec = 0; ts->tv_nsec = 0; return 0; }
+EOF2
+refused clock "'clock_gettime'" "a kernel defining clock_gettime"
+fresh thread
+sh "$exploits/make_variant.sh" "$src/kernels/cpu/gemm.cpp" "$exploits/deferred_thread.cpp" >"$work/thread/gemm.cpp"
+refused thread "std::thread" "a kernel starting a std::thread"
+fresh timer
+sh "$exploits/make_variant.sh" "$src/kernels/cpu/gemm.cpp" "$exploits/timer_tamper.cpp" TIMER_SPEEDUP=3.0 >"$work/timer/gemm.cpp"
+refused timer "steady_clock::now" "a kernel redefining steady_clock::now"
+fresh rewrite
+sh "$exploits/make_variant.sh" "$src/kernels/cpu/gemm.cpp" "$exploits/results_rewrite.cpp" REWRITE_MODE=1 >"$work/rewrite/gemm.cpp"
+refused rewrite "'atexit'" "a kernel registering an exit handler"
+if command -v cmake >/dev/null; then  # the cmake build audits with the same rules
+  if cmake -S "$work/clock" -B "$work/clock-cmake" >/dev/null 2>&1 && cmake --build "$work/clock-cmake" >"$work/clock-cmake.log" 2>&1; then
+    fail "cmake linked a kernel defining clock_gettime"
+  fi
+  grep -q "REFUSED: .*'clock_gettime'" "$work/clock-cmake.log" || { cat "$work/clock-cmake.log"; fail "cmake refusal does not name clock_gettime"; }
+fi
+
+# --- the same hostile kernels linked without the audit (a hand-made build): the harness itself ---
+# ends with _exit (no exit handler rewrites its files) and FAILs a call that leaves a thread.
+c++ -std=c++17 -O2 -o "$work/rewrite/bench" "$work/rewrite/gemm.cpp" "$work/rewrite/bench.cpp"
+"$work/rewrite/bench" --shapes sq96,odd --summary-csv "$work/rw.csv" --samples "$work/rw.jsonl" \
+  --time-cap-ms 20 --min-samples 3 2>/dev/null || fail "rewrite-kernel harness exited non-zero"
+sed -n 2p "$work/rw.csv" | grep -q '^sq96,1,96,96,96,PASS,' || fail "unexpected CSV: $(cat "$work/rw.csv")"
+python3 - "$work/rw.csv" "$work/rw.jsonl" <<'EOF2' || fail "an exit handler rewrote the result files"
+import sys
+csv = open(sys.argv[1]).read().splitlines()
+fwd_tflops, fwd_ms = float(csv[1].split(",")[6]), float(csv[1].split(",")[10])
+# REWRITE_MODE=1 multiplies TFLOPS and divides ms by 20 in the CSV only, and the samples' times by
+# 20: the untouched files agree (TFLOPS = 2MNK / median ms), a rewritten CSV is off by 400x.
+flops = 2 * 96 ** 3
+assert abs(flops / (fwd_ms * 1e9) / fwd_tflops - 1) < 1e-3, (fwd_tflops, fwd_ms)
+EOF2
+c++ -std=c++17 -O2 -o "$work/thread/bench" "$work/thread/gemm.cpp" "$work/thread/bench.cpp" -pthread
+"$work/thread/bench" --shapes sq96 --summary-csv "$work/th.csv" --time-cap-ms 20 --min-samples 3 \
+  2>"$work/th.err" || fail "thread-kernel harness exited non-zero"
+[ "$(sed -n 2p "$work/th.csv" | cut -d, -f6)" = "FAIL" ] || fail "a kernel leaving threads must FAIL: $(cat "$work/th.csv")"
+grep -q "sq96: .* timed call(s) left a thread running" "$work/th.err" || { cat "$work/th.err" >&2; fail "the stray thread is not reported"; }
+
+# --- the honest kernel at every knob value of README's recipes still links and passes -----------
+for knobs in "" "GEMM_UNROLL=8" "GEMM_UNROLL=8 GEMM_TILE_N=20" "GEMM_UNROLL=8 GEMM_K_TAIL_FIX=0" \
+    "GEMM_UNROLL=8 GEMM_TILE_M=48" "GEMM_TILE_N=12" "GEMM_UNROLL=16" "GEMM_TILE_M=32" \
+    "GEMM_UNROLL=8 GEMM_LOOP_ORDER=1" "GEMM_PACK_B=1" "GEMM_PACK_B=1 GEMM_LOOP_ORDER=1 GEMM_K_UNROLL=8"; do
+  fresh knob
+  for kv in $knobs; do
+    sed -i "s/^#define ${kv%%=*} .*/#define ${kv%%=*} ${kv#*=}/" "$work/knob/gemm_config.h"
+  done
+  (cd "$work/knob" && ./build.sh) 2>"$work/knob.err" || { cat "$work/knob.err" >&2; fail "honest kernel [$knobs] refused"; }
+  "$work/knob/build/cpu_gemm_bench" --shapes sq96,odd --summary-csv "$work/knob.csv" --time-cap-ms 10 \
+    --min-samples 3 2>/dev/null || fail "honest kernel [$knobs]: harness exited non-zero"
+  expect="PASS,PASS"
+  case "$knobs" in *GEMM_K_TAIL_FIX=0*) expect="PASS,FAIL" ;; esac  # README (c): odd FAILs by design
+  [ "$(tail -n +2 "$work/knob.csv" | cut -d, -f6 | paste -sd, -)" = "$expect" ] \
+    || fail "honest kernel [$knobs]: expected $expect: $(cat "$work/knob.csv")"
+done
+
 echo "cpu_kernel_failures: ok"
