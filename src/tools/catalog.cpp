@@ -1,8 +1,144 @@
+// The whole catalogue: one shared CampaignEngine behind the campaign tools, the other engineers'
+// tools (parse_bench_csv, device_info), the campaign records as resources and the skills as
+// prompts.
 #include "tools/catalog.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <system_error>
+
+#include "campaign/engine.h"
+#include "tools/accept_or_revert_tool.h"
+#include "tools/append_tip_tool.h"
+#include "tools/begin_round_tool.h"
+#include "tools/campaign_status_tool.h"
+#include "tools/confirm_target_tool.h"
+#include "tools/define_target_tool.h"
+#include "tools/device_info_tool.h"
+#include "tools/final_acceptance_tool.h"
+#include "tools/list_ineffective_directions_tool.h"
+#include "tools/parse_bench_csv_tool.h"
+#include "tools/poll_job_tool.h"
+#include "tools/prepare_environment_tool.h"
+#include "tools/query_tips_tool.h"
+#include "tools/query_trend_tool.h"
+#include "tools/read_best_summary_tool.h"
+#include "tools/read_tips_tool.h"
+#include "tools/rebuild_kernel_tool.h"
+#include "tools/report_tool.h"
+#include "tools/run_baseline_tool.h"
+#include "tools/run_quick_bench_tool.h"
+#include "tools/run_tests_tool.h"
+#include "tools/termination_check_tool.h"
+#include "tools/tool_jobs.h"
+#include "tools/validate_round_tool.h"
+#if __has_include("tools/resources.h")
+#include "tools/resources.h"
+#define KOPT_HAVE_RESOURCES 1
+#endif
+#if __has_include("tools/prompts.h")
+#include "tools/prompts.h"
+#define KOPT_HAVE_PROMPTS 1
+#endif
 
 namespace kopt::tools {
 
-// Filled as the tool adapters land; see the issues for the catalogue.
-void registerCatalog(mcp::Registrar&, const CatalogOptions&) {}
+namespace fs = std::filesystem;
+
+namespace {
+
+// The quick-harness template (tools/quick_test_bench.py): $KOPT_TOOLS_DIR, else next to the
+// executable in an install (share/kopt/tools) or a build tree inside the sources.
+fs::path findHarnessTemplateDir() {
+  if (const char* env = std::getenv("KOPT_TOOLS_DIR"); env && *env) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  for (const fs::path& candidate : {exe.parent_path() / ".." / "share" / "kopt" / "tools", exe.parent_path() / ".." / "tools",
+                                    exe.parent_path() / ".." / ".." / "tools"}) {
+    if (fs::is_regular_file(candidate / "quick_test_bench.py", ec)) return fs::weakly_canonical(candidate, ec);
+  }
+  return {};
+}
+
+// Crash tests: KOPT_FAULT_POINT=<point> (a trailing '*' matches a prefix) makes the server
+// SIGKILL itself when the engine reaches that point, exactly like kill -9 there. With
+// KOPT_FAULT_MARKER=<file> it fires only once: when the file does not exist yet (it is created
+// first), so the restarted server gets past the point.
+std::function<void(const std::string&)> faultFromEnvironment() {
+  const char* env = std::getenv("KOPT_FAULT_POINT");
+  if (!env || !*env) return {};
+  const std::string want = env;
+  const char* marker = std::getenv("KOPT_FAULT_MARKER");
+  const std::string markerPath = marker ? marker : "";
+  return [want, markerPath](const std::string& point) {
+    const bool prefix = !want.empty() && want.back() == '*';
+    if (point != want && !(prefix && point.rfind(want.substr(0, want.size() - 1), 0) == 0)) return;
+    if (!markerPath.empty()) {
+      std::error_code ec;
+      if (fs::exists(markerPath, ec)) return;
+      std::ofstream(markerPath) << point << "\n";
+    }
+    ::kill(::getpid(), SIGKILL);
+  };
+}
+
+}  // namespace
+
+void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options) {
+  campaign::EngineOptions engineOptions;
+  engineOptions.workspaceRoot = options.workspaceRoot.empty() ? fs::current_path() : options.workspaceRoot;
+  engineOptions.harnessTemplateDir = findHarnessTemplateDir();
+  engineOptions.faultInjection = faultFromEnvironment();
+  if (const char* tips = std::getenv("KOPT_TIPS_ROOT"); tips && *tips) engineOptions.defaultTipsRoot = tips;
+  CampaignToolDeps deps;
+  deps.engine = std::make_shared<campaign::CampaignEngine>(engineOptions);
+  deps.jobs = std::make_shared<ToolJobs>();
+
+  // The loop, in order.
+  registrar.addTool(makeDefineTargetTool(deps));
+  registrar.addTool(makeConfirmTargetTool(deps));
+  registrar.addTool(makePrepareEnvironmentTool(deps));
+  registrar.addTool(makeReadTipsTool(deps));
+  registrar.addTool(makeRunBaselineTool(deps));
+  registrar.addTool(makeBeginRoundTool(deps));
+  registrar.addTool(makeRebuildKernelTool(deps));
+  registrar.addTool(makeRunTestsTool(deps));
+  registrar.addTool(makeRunQuickBenchTool(deps));
+  registrar.addTool(makeValidateRoundTool(deps));
+  registrar.addTool(makeAcceptOrRevertTool(deps));
+  registrar.addTool(makeTerminationCheckTool(deps));
+  registrar.addTool(makeFinalAcceptanceTool(deps));
+  registrar.addTool(makeReportTool(deps));
+  // Queries.
+  registrar.addTool(makeCampaignStatusTool(deps));
+  ParseBenchCsvOptions csv;
+  csv.workspaceRoot = engineOptions.workspaceRoot;
+  auto engine = deps.engine;
+  csv.findCampaign = [engine](const std::string& campaignDir) -> std::optional<CampaignSchemaInfo> {
+    auto info = engine->schemaInfo(campaignDir);
+    if (!info) return std::nullopt;
+    return CampaignSchemaInfo{info->frozenHeader, info->labels, info->primaryMetric};
+  };
+  registrar.addTool(makeParseBenchCsvTool(csv));
+  registrar.addTool(makeQueryTrendTool(deps));
+  registrar.addTool(makeListIneffectiveDirectionsTool(deps));
+  registrar.addTool(makeReadBestSummaryTool(deps));
+  registrar.addTool(makeQueryTipsTool(deps));
+  registrar.addTool(makeAppendTipTool(deps));
+  registrar.addTool(makeDeviceInfoTool());
+  registrar.addTool(makePollJobTool(deps));
+
+#ifdef KOPT_HAVE_RESOURCES
+  registerCampaignResources(registrar, engineOptions.workspaceRoot);
+#endif
+#ifdef KOPT_HAVE_PROMPTS
+  if (const fs::path skills = findSkillsDir(); !skills.empty()) registerPrompts(registrar, skills);
+#endif
+}
 
 }  // namespace kopt::tools

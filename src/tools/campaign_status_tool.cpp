@@ -1,0 +1,100 @@
+#include "tools/campaign_status_tool.h"
+
+#include "util/text.h"
+
+namespace kopt::tools {
+
+mcp::ToolSpec makeCampaignStatusTool(const CampaignToolDeps& deps) {
+  mcp::ToolSpec t;
+  t.name = "campaign_status";
+  t.title = "Campaign status";
+  t.description =
+      "Any phase, read-only: where the campaign stands (phase, open round and its declared files, best and baseline "
+      "commits and aggregates, rollback streak), whether the ledger chain and the frozen files are intact, what was "
+      "interrupted if the server died mid-step and how the next call resumes it, and which tools to call next. Call "
+      "it first after a restart.";
+  FlatSchema s;
+  s.campaignDir();
+  t.inputSchema = s.build();
+  t.outputSchema = OutputSchema()
+                       .string("campaign_dir", true)
+                       .string("campaign_name")
+                       .string("repo")
+                       .string("phase", true)
+                       .string("expectation")
+                       .integer("last_round")
+                       .prop("open_round", {{"type", json::array({"integer", "null"})}})
+                       .strings("declared_files")
+                       .prop("best_round", {{"type", json::array({"integer", "null"})}})
+                       .string("best_commit")
+                       .string("baseline_commit")
+                       .nullableNumber("best_aggregate")
+                       .nullableNumber("baseline_aggregate")
+                       .string("metric")
+                       .integer("consecutive_rollbacks")
+                       .integer("accepted_rounds")
+                       .integer("rolled_back_rounds")
+                       .integer("ledger_events")
+                       .boolean("ledger_ok")
+                       .string("integrity")
+                       .strings("problems")
+                       .string("pending_step")
+                       .string("recovery")
+                       .string("last_validation")
+                       .prop("next", nextSchema())
+                       .build();
+  t.annotations.readOnlyHint = true;
+  t.annotations.openWorldHint = false;
+  auto engine = deps.engine;
+  t.handler = [engine](const json& args, mcp::RequestContext&) {
+    return guarded("campaign_status", [&] {
+      return respond<campaign::StatusResult>(
+          engine->campaignStatus(argString(args, "campaign_dir")),
+          [](const campaign::StatusResult& s) {
+            return json{{"campaign_dir", s.campaignDir},
+                        {"campaign_name", s.campaignName},
+                        {"repo", s.repo},
+                        {"phase", campaign::toString(s.phase)},
+                        {"expectation", s.expectation},
+                        {"last_round", s.lastRound},
+                        {"open_round", s.openRound ? json(*s.openRound) : json(nullptr)},
+                        {"declared_files", s.declaredFiles},
+                        {"best_round", s.bestRound ? json(*s.bestRound) : json(nullptr)},
+                        {"best_commit", s.bestCommit},
+                        {"baseline_commit", s.baselineCommit},
+                        {"best_aggregate", optNumber(s.bestAggregate)},
+                        {"baseline_aggregate", optNumber(s.baselineAggregate)},
+                        {"metric", s.metric},
+                        {"consecutive_rollbacks", s.consecutiveRollbacks},
+                        {"accepted_rounds", s.acceptedRounds},
+                        {"rolled_back_rounds", s.rolledBackRounds},
+                        {"ledger_events", s.ledgerEvents},
+                        {"ledger_ok", s.ledgerOk},
+                        {"integrity", s.integrity},
+                        {"problems", s.problems},
+                        {"pending_step", s.pendingStep},
+                        {"recovery", s.recovery},
+                        {"last_validation", s.lastValidation},
+                        {"next", nextJson(s.next)}};
+          },
+          [](const campaign::StatusResult& s) {
+            std::string text = "Campaign " + s.campaignName + " (" + s.campaignDir + "): phase " + campaign::toString(s.phase) +
+                               " - " + s.expectation + ".\n";
+            text += "Rounds: last " + std::to_string(s.lastRound) +
+                    (s.openRound ? ", open round " + std::to_string(*s.openRound) + " (files: " + util::join(s.declaredFiles, ", ") + ")" : "") +
+                    ", best round " + (s.bestRound ? std::to_string(*s.bestRound) : std::string("none")) + ", " +
+                    std::to_string(s.acceptedRounds) + " accepted, " + std::to_string(s.rolledBackRounds) +
+                    " rolled back, rollback streak " + std::to_string(s.consecutiveRollbacks) + ".\n";
+            if (!s.lastValidation.empty()) text += "Open round's verdict: " + s.lastValidation + ".\n";
+            text += "Integrity: " + s.integrity + "\n";
+            for (const auto& p : s.problems) text += "  - " + p + "\n";
+            if (!s.pendingStep.empty()) text += "Interrupted: " + s.recovery + "\n";
+            for (const auto& n : s.next) text += "Next: " + n.tool + " (" + n.why + ")\n";
+            return text;
+          });
+    });
+  };
+  return t;
+}
+
+}  // namespace kopt::tools

@@ -1,0 +1,67 @@
+#include "tools/run_baseline_tool.h"
+
+namespace kopt::tools {
+
+mcp::ToolSpec makeRunBaselineTool(const CampaignToolDeps& deps) {
+  mcp::ToolSpec t;
+  t.name = "run_baseline";
+  t.title = "Run the baseline (round-1)";
+  t.description =
+      "BASELINE -> ANALYZE: kopt builds and tests the unmodified kernel, runs the full benchmark on all target shapes "
+      "as an A/A calibration (the same commit in the working tree and in a best-build worktree, interleaved in fresh "
+      "processes with secret seeds) to learn each shape's noise, chooses 3-5 representative shapes for quick "
+      "validation, freezes the schema header, shape list, harness files and commands (hashes in the ledger) and "
+      "snapshots the kernel as the rollback root. Long: sends progress, honours cancellation, or use async: true and "
+      "poll_job.";
+  FlatSchema s;
+  s.campaignDir().async();
+  t.inputSchema = s.build();
+  t.outputSchema = OutputSchema()
+                       .integer("round")
+                       .string("commit")
+                       .prop("shapes", shapeRowSchema())
+                       .prop("aggregate", aggregateSchema())
+                       .strings("representative_shapes")
+                       .strings("frozen")
+                       .integer("pairs")
+                       .string("benchmark_csv")
+                       .string("summary_path")
+                       .string("phase")
+                       .string("next_tool")
+                       .jobFields()
+                       .build();
+  t.annotations.readOnlyHint = false;
+  t.annotations.destructiveHint = false;
+  t.annotations.openWorldHint = false;
+  auto engine = deps.engine;
+  t.handler = longHandler("run_baseline", deps.jobs, [engine](const json& args, const campaign::CallContext& ctx) {
+    return respond<campaign::BaselineResult>(
+        engine->runBaseline(argString(args, "campaign_dir"), ctx),
+        [](const campaign::BaselineResult& r) {
+          json shapes = json::array();
+          for (const auto& row : r.shapes) shapes.push_back(shapeRowJson(row));
+          return json{{"round", r.round},
+                      {"commit", r.commit},
+                      {"shapes", shapes},
+                      {"aggregate", aggregateJson(r.aggregate)},
+                      {"representative_shapes", r.representativeShapes},
+                      {"frozen", r.frozen},
+                      {"pairs", r.pairs},
+                      {"benchmark_csv", r.benchmarkCsv},
+                      {"summary_path", r.summaryPath},
+                      {"phase", campaign::toString(r.phase)},
+                      {"next_tool", "begin_round"}};
+        },
+        [](const campaign::BaselineResult& r) {
+          std::string text = "Baseline recorded (round-1 at " + r.commit.substr(0, 12) + ", " + std::to_string(r.pairs) +
+                             " A/A pairs). delta_pct is each shape's noise threshold.\n" + shapeTable(r.shapes);
+          text += "Representative shapes: ";
+          for (std::size_t i = 0; i < r.representativeShapes.size(); ++i) text += (i ? ", " : "") + r.representativeShapes[i];
+          text += "\nNext: analyze, then begin_round with one hypothesis.";
+          return text;
+        });
+  });
+  return t;
+}
+
+}  // namespace kopt::tools

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Acceptance 1 of issue 3: a whole campaign on the bundled CPU GEMM, driven by a scripted agent
+# through the official TypeScript SDK over stdio (tests/e2e/campaign_agent.mjs): baseline, an
+# accepted round, a regressing round reverted, a correctness-breaking round reverted, a
+# noise-level round re-measured, termination, final acceptance, report; the git history and every
+# record checked afterwards.
+source "$(dirname "$0")/lib/common.sh"
+: "${KOPT_SOURCE_DIR:?set KOPT_SOURCE_DIR to the source tree}"
+command -v git >/dev/null || { echo "git is required" >&2; exit 77; }
+command -v c++ >/dev/null || { echo "a C++ compiler is required" >&2; exit 77; }
+
+ws="$E2E_TMP/ws"
+mkdir -p "$ws/repo"
+# The kernel in a fresh repository of its own (what a user's repo looks like to kopt).
+for f in gemm.cpp gemm.h gemm_config.h bench.cpp bench_util.h build.sh CMakeLists.txt README.md; do
+  cp "$KOPT_SOURCE_DIR/kernels/cpu/$f" "$ws/repo/"
+done
+printf 'build/\n' > "$ws/repo/.gitignore"
+git -C "$ws/repo" init -q -b main
+git -C "$ws/repo" add -A
+git -C "$ws/repo" -c user.name=e2e -c user.email=e2e@example.com commit -q -m "CPU GEMM"
+cp "$KOPT_SOURCE_DIR/manifests/cpu_gemm.yaml" "$ws/cpu_gemm.yaml"
+export KOPT_TIPS_ROOT="$ws/tips"
+export GIT_AUTHOR_NAME=kopt-e2e GIT_AUTHOR_EMAIL=e2e@example.com GIT_COMMITTER_NAME=kopt-e2e GIT_COMMITTER_EMAIL=e2e@example.com
+
+cd "$E2E_DIR"
+"$NODE22" campaign_agent.mjs "$KOPT_BIN" "$ws"
