@@ -120,7 +120,9 @@ python3 - "$E2E_TMP/ref" "$E2E_TMP/crash" "$CAMPAIGN" <<'PY'
 import json, os, re, subprocess, sys
 ref, crash, name = sys.argv[1:4]
 def campaign(ws): return os.path.join(ws, "repo", ".kopt", "campaigns", name)
-def norm(text):
+def norm(text, ws=None):
+    for w in (ref, crash):
+        text = text.replace(w, "<ws>")
     text = re.sub(r"\b(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b", "<sha>", text)
     return re.sub(r"[-+]?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?", "#", text)
 def events(ws):
