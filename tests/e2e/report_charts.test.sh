@@ -38,7 +38,15 @@ for chart in report-metric.svg report-heatmap.svg; do
   grep -q '<script' "$svg" && fail "$chart contains a script"
   rsvg-convert -f png -o "$E2E_TMP/${chart%.svg}.png" "$svg" || { fail "rsvg-convert rejected $chart"; continue; }
 done
-# Accepted (green) and rolled-back (red) markers must be visible on the metric chart.
+# One marker per round, one red cross per rolled-back round (plus the legend's).
+rounds=$(find "$campaign_dir/rounds" -mindepth 1 -maxdepth 1 -name 'round-*' | wc -l)
+markers=$(grep -o '<g><title>Round ' "$campaign_dir/report-metric.svg" | wc -l)
+[[ "$markers" == "$rounds" ]] || fail "metric chart has $markers round markers for $rounds rounds"
+rolled_back=$(grep -oE 'rolled back: [0-9]+' "$report" | grep -oE '[0-9]+$')
+crosses=$(grep -o 'stroke="#d7301f"' "$campaign_dir/report-metric.svg" | wc -l)
+(( crosses >= rolled_back + 1 )) || fail "metric chart: $crosses red crosses for $rolled_back rolled-back rounds"
+(( rolled_back >= 1 )) || fail "the demo campaign should show a rolled-back round"
+# Rendered: not blank, and the accepted and rolled-back colours are on the canvas.
 python3 "$SRC/tests/e2e/clients/png_stats.py" "$E2E_TMP/report-metric.png" --min-ink 0.02 --min-colours 20 \
   --expect-colour 1b9e4b --expect-colour d7301f || fail "metric chart renders blank or without its markers"
 python3 "$SRC/tests/e2e/clients/png_stats.py" "$E2E_TMP/report-heatmap.png" --min-ink 0.05 --min-colours 20 ||
