@@ -108,9 +108,10 @@ try {
   const quick = await call("run_quick_bench", { campaign_dir: dir });
   check(quick.aggregate.ratio > 1.5, `quick bench shows the speedup (${quick.aggregate.ratio})`);
   const v2 = await call("validate_round", { campaign_dir: dir });
-  check(v2.decision === "ACCEPT", `round 2 verdict ACCEPT (got ${v2.decision}: ${JSON.stringify(v2.reasons)})`);
+  // ACCEPT, or ACCEPT_WITH_NOTE when this machine's noise leaves a shape "blind" (MDE above 5%).
+  check(v2.decision.startsWith("ACCEPT"), `round 2 verdict ACCEPT* (got ${v2.decision}: ${JSON.stringify(v2.reasons)})`);
   const d2 = await call("accept_or_revert", { campaign_dir: dir, ...prose, key_finding: "vectorised inner chunk" });
-  check(d2.status === "ACCEPTED", "round 2 accepted");
+  check(d2.status.startsWith("ACCEPTED"), `round 2 accepted (${d2.status})`);
 
   // Round 3: a regression, rolled back.
   await round(3, { knobName: "GEMM_TILE_N", from: "64", to: "20", statement: "I expect Combined Step TFLOPS to improve because narrower B tiles stay in L1", expectedPct: 5 });
@@ -125,7 +126,7 @@ try {
   const t4 = await call("run_tests", { campaign_dir: dir });
   check(!t4.ok, "round 4 tests fail");
   const v4 = await call("validate_round", { campaign_dir: dir });
-  check(v4.decision === "ROLLBACK", `round 4 verdict ROLLBACK (got ${v4.decision})`);
+  check(v4.decision === "ROLLBACK" && v4.reasons[0].code === "tests_failed", `round 4 verdict ROLLBACK (got ${v4.decision})`);
   const d4 = await call("accept_or_revert", { campaign_dir: dir, ...rollbackProse });
   check(d4.stagnation_review_required, "two rollbacks in a row: stagnation review required");
   check(knob("GEMM_K_TAIL_FIX") === "1", "round 4 restored");
@@ -149,7 +150,7 @@ try {
   const v5 = polled.result;
   log("round 5 near-noise verdict", v5.decision, "after", v5.pairs, "pairs");
   check(v5.pairs > 6, `round 5 was re-measured (${v5.pairs} pairs > 6)`);
-  check(v5.decision !== "ACCEPT", `round 5 is not accepted (got ${v5.decision})`);
+  check(!v5.decision.startsWith("ACCEPT"), `round 5 is not accepted (got ${v5.decision})`);
   await call("accept_or_revert", { campaign_dir: dir, ...rollbackProse });
 
   // The end.
@@ -177,7 +178,8 @@ try {
   check(git("status", "--porcelain").trim() === "", "the working tree is clean");
   check(knob("GEMM_UNROLL") === "8" && knob("GEMM_TILE_M") === "64", "the tree is the accepted round");
   for (let n = 1; n <= 5; n++) {
-    for (const f of ["summary.md", "decision.json", "artifacts/benchmark.csv"]) {
+    // Round 4 failed its tests: correctness before performance, so it was never benchmarked.
+    for (const f of ["summary.md", "decision.json", ...(n === 4 ? ["artifacts/test.log"] : ["artifacts/benchmark.csv"])]) {
       check(existsSync(join(dir, "rounds", `round-${n}`, f)), `round-${n}/${f} exists`);
     }
     check(existsSync(join(dir, "rounds", `round-${n}`, "kernel_snapshot", "gemm_config.h")), `round-${n} snapshot`);
