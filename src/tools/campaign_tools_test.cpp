@@ -1,0 +1,184 @@
+// The campaign tool adapters through the real registry (argument validation and outputSchema
+// checks included) on the fake kernel: schemas are flat, refusals are isError texts that name the
+// phase and the tool to call, confirm_target asks the user through elicitation when the client
+// can, async calls are polled.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "campaign/engine_test_support.h"
+#include "mcp/registry.h"
+#include "tools/catalog.h"
+
+namespace kopt::tools {
+namespace {
+
+using json = nlohmann::json;
+
+struct FakeContext : mcp::RequestContext {
+  mcp::ClientInfo info;
+  CancellationToken token;
+  std::vector<double> progressSeen;
+  std::optional<json> elicitationAnswer;  // what the "user" answers
+  std::vector<json> requests;
+  void progress(double p, std::optional<double>, std::string) override { progressSeen.push_back(p); }
+  void log(mcp::LogLevel, const std::string&, const json&) override {}
+  const CancellationToken& cancellation() const override { return token; }
+  const mcp::ClientInfo& client() const override { return info; }
+  std::optional<json> requestClient(const std::string& method, const json& params, std::chrono::milliseconds,
+                                    std::string* error) override {
+    requests.push_back(json{{"method", method}, {"params", params}});
+    if (!elicitationAnswer && error) *error = "no answer";
+    return elicitationAnswer;
+  }
+};
+
+std::string text(const mcp::ToolResult& r) {
+  std::string out;
+  for (const auto& c : r.content) out += c.value("text", "") + "\n";
+  return out;
+}
+
+struct Catalog {
+  campaign::testing::FakeWorkspace ws;
+  mcp::Registry registry;
+  Catalog() {
+    CatalogOptions o;
+    o.workspaceRoot = ws.root;
+    setenv("KOPT_TIPS_ROOT", (ws.root / "tips").c_str(), 1);
+    registerCatalog(registry, o);
+  }
+  mcp::ToolResult call(const std::string& tool, const json& args, FakeContext& ctx) {
+    const auto* spec = registry.findTool(tool);
+    REQUIRE_MESSAGE(spec, tool);
+    return registry.callTool(*spec, args, ctx);
+  }
+  mcp::ToolResult ok(const std::string& tool, const json& args, FakeContext& ctx) {
+    auto r = call(tool, args, ctx);
+    REQUIRE_MESSAGE(!r.isError, tool << ": " << text(r));
+    REQUIRE(r.structuredContent);
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("campaign tools: every schema is flat, every name snake_case, annotations as documented") {
+  Catalog c;
+  const std::set<std::string> mine = {"define_target", "confirm_target", "prepare_environment", "read_tips",
+                                      "run_baseline", "begin_round", "rebuild_kernel", "run_tests",
+                                      "run_quick_bench", "validate_round", "accept_or_revert", "termination_check",
+                                      "final_acceptance", "report", "campaign_status", "query_trend",
+                                      "list_ineffective_directions", "read_best_summary", "query_tips",
+                                      "append_tip", "poll_job"};
+  std::set<std::string> seen;
+  for (const auto& name : c.registry.toolNames()) {
+    const auto* t = c.registry.findTool(name);
+    CAPTURE(name);
+    CHECK(name.size() <= 64);
+    for (char ch : name) CHECK(((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'));
+    if (!mine.count(name)) continue;
+    seen.insert(name);
+    CHECK(t->inputSchema["type"] == "object");
+    CHECK(t->inputSchema.dump().find("$ref") == std::string::npos);
+    for (const auto& [prop, schema] : t->inputSchema["properties"].items()) {
+      CAPTURE(prop);
+      CHECK(schema.contains("description"));
+      const std::string type = schema["type"];
+      if (type == "array") CHECK(schema["items"]["type"] == "string");
+      else CHECK((type == "string" || type == "integer" || type == "number" || type == "boolean"));
+    }
+    REQUIRE(t->outputSchema);
+    CHECK((*t->outputSchema)["type"] == "object");
+  }
+  CHECK(seen == mine);
+  CHECK(c.registry.findTool("campaign_status")->annotations.readOnlyHint == true);
+  CHECK(c.registry.findTool("query_trend")->annotations.readOnlyHint == true);
+  CHECK(c.registry.findTool("accept_or_revert")->annotations.destructiveHint == true);
+  CHECK(c.registry.findTool("parse_bench_csv"));
+  CHECK(c.registry.findTool("device_info"));
+}
+
+TEST_CASE("campaign tools: confirm_target asks the user through elicitation when the client can") {
+  Catalog c;
+  FakeContext ctx;
+  auto defined = c.ok("define_target", {{"repo_path", "repo"}, {"manifest_path", "manifest.yaml"}}, ctx);
+  const std::string dir = (*defined.structuredContent)["campaign_dir"];
+  // Without elicitation: confirm + confirmed_by are required.
+  auto missing = c.call("confirm_target", {{"campaign_dir", dir}, {"confirm", true}}, ctx);
+  CHECK(missing.isError);
+  CHECK(text(missing).find("confirmed_by") != std::string::npos);
+  // A client with elicitation: the user declines, then accepts.
+  FakeContext human;
+  human.info.name = "ide";
+  human.info.capabilities = {{"elicitation", json::object()}};
+  human.elicitationAnswer = json{{"action", "decline"}};
+  auto declined = c.call("confirm_target", {{"campaign_dir", dir}, {"confirm", true}, {"confirmed_by", "agent"}}, human);
+  CHECK(declined.isError);
+  CHECK(text(declined).find("not_confirmed") != std::string::npos);
+  REQUIRE(human.requests.size() == 1);
+  CHECK(human.requests[0]["method"] == "elicitation/create");
+  CHECK(human.requests[0]["params"]["message"].get<std::string>().find("fake_gemm") != std::string::npos);
+  human.elicitationAnswer = json{{"action", "accept"}, {"content", {{"confirm", true}, {"name", "Ada"}}}};
+  auto confirmed = c.ok("confirm_target", {{"campaign_dir", dir}}, human);
+  CHECK((*confirmed.structuredContent)["confirmed_by"] == "elicitation:ide:Ada");
+  CHECK((*confirmed.structuredContent)["phase"] == "PREPARE_ENVIRONMENT");
+}
+
+TEST_CASE("campaign tools: refusals are isError texts; async runs are polled to their result") {
+  Catalog c;
+  FakeContext ctx;
+  auto defined = c.ok("define_target", {{"repo_path", "repo"}, {"manifest_path", "manifest.yaml"}}, ctx);
+  const std::string dir = (*defined.structuredContent)["campaign_dir"];
+  auto early = c.call("begin_round",
+                      {{"campaign_dir", dir}, {"statement", "s"}, {"change", "c"}, {"expected_size_pct", 5},
+                       {"rule11_bucket", "K1"}, {"files", {"kernel/config.ini"}}},
+                      ctx);
+  CHECK(early.isError);
+  CHECK_FALSE(early.structuredContent);
+  CHECK(text(early).find("begin_round refused (wrong_phase)") != std::string::npos);
+  CHECK(text(early).find("Phase now: DEFINE_TARGET") != std::string::npos);
+  CHECK(text(early).find("Call instead: confirm_target") != std::string::npos);
+  auto badArg = c.call("begin_round", {{"campaign_dir", dir}, {"rule11_bucket", "K9"}}, ctx);
+  CHECK(badArg.isError);
+  c.ok("confirm_target", {{"campaign_dir", dir}, {"confirm", true}, {"confirmed_by", "tester"}}, ctx);
+  c.ok("prepare_environment", {{"campaign_dir", dir}}, ctx);
+  c.ok("read_tips", {{"campaign_dir", dir}}, ctx);
+  auto started = c.ok("run_baseline", {{"campaign_dir", dir}, {"async", true}}, ctx);
+  const std::string job = (*started.structuredContent)["job_id"];
+  json polled;
+  for (int i = 0; i < 120; ++i) {
+    auto p = c.ok("poll_job", {{"job_id", job}, {"wait_seconds", 10}}, ctx);
+    polled = *p.structuredContent;
+    if (polled["state"] != "running") break;
+  }
+  REQUIRE(polled["state"] == "finished");
+  CHECK(polled["result"]["phase"] == "ANALYZE");
+  CHECK(polled["result"]["shapes"].size() == 4);
+  auto status = c.ok("campaign_status", {{"campaign_dir", dir}}, ctx);
+  CHECK((*status.structuredContent)["phase"] == "ANALYZE");
+  CHECK((*status.structuredContent)["ledger_ok"] == true);
+  auto trend = c.ok("query_trend", {{"campaign_dir", dir}}, ctx);
+  CHECK((*trend.structuredContent)["rows"].size() == 1);
+  CHECK((*trend.structuredContent)["current_best_round"] == 1);
+  auto best = c.ok("read_best_summary", {{"campaign_dir", dir}}, ctx);
+  CHECK((*best.structuredContent)["round"] == 1);
+  c.ok("append_tip", {{"campaign_dir", dir}, {"takeaway", "tiles of 64 are a good start"}}, ctx);
+  auto tips = c.ok("query_tips", {{"campaign_dir", dir}, {"keyword", "tiles"}}, ctx);
+  CHECK((*tips.structuredContent)["count"] == 1);
+  auto none = c.call("poll_job", {{"job_id", "job-999"}}, ctx);
+  CHECK(none.isError);
+  // A synchronous long call reports progress that strictly increases.
+  c.ok("begin_round",
+       {{"campaign_dir", dir}, {"statement", "I expect more"}, {"change", "speed"}, {"expected_size_pct", 5},
+        {"rule11_bucket", "K1"}, {"files", {"kernel/config.ini"}}},
+       ctx);
+  c.ws.setConfig("speed=140\n");
+  ctx.progressSeen.clear();
+  auto bench = c.ok("run_quick_bench", {{"campaign_dir", dir}, {"pairs", 2}}, ctx);
+  CHECK((*bench.structuredContent)["pairs"] == 2);
+  REQUIRE(ctx.progressSeen.size() > 2);
+  for (std::size_t i = 1; i < ctx.progressSeen.size(); ++i) CHECK(ctx.progressSeen[i] > ctx.progressSeen[i - 1]);
+}
+
+}  // namespace kopt::tools
