@@ -4,6 +4,8 @@
 // can, async calls are polled.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <mutex>
 #include <set>
 
 #include "campaign/engine_test_support.h"
@@ -102,8 +104,18 @@ TEST_CASE("campaign tools: every schema is flat, every name snake_case, annotati
 TEST_CASE("campaign tools: confirm_target asks the user through elicitation when the client can") {
   Catalog c;
   FakeContext ctx;
+  std::vector<std::string> announced;
+  std::mutex m;
+  c.registry.addUpdateListener([&](const std::string& uri) {
+    std::lock_guard<std::mutex> lock(m);
+    announced.push_back(uri);
+  });
   auto defined = c.ok("define_target", {{"repo_path", "repo"}, {"manifest_path", "manifest.yaml"}}, ctx);
   const std::string dir = (*defined.structuredContent)["campaign_dir"];
+  // Subscribed clients hear that the campaign's manifest changed.
+  const std::string name = (*defined.structuredContent)["campaign_name"];
+  CAPTURE(announced.size());
+  CHECK(std::find(announced.begin(), announced.end(), "kopt://campaign/" + name + "/manifest") != announced.end());
   // Without elicitation: confirm + confirmed_by are required.
   auto missing = c.call("confirm_target", {{"campaign_dir", dir}, {"confirm", true}}, ctx);
   CHECK(missing.isError);

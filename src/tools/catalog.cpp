@@ -38,6 +38,7 @@
 #include "tools/validate_round_tool.h"
 #if __has_include("tools/resources.h")
 #include "tools/resources.h"
+#include "tools/resources_uri.h"
 #define KOPT_HAVE_RESOURCES 1
 #endif
 #if __has_include("tools/prompts.h")
@@ -87,6 +88,46 @@ std::function<void(const std::string&)> faultFromEnvironment() {
   };
 }
 
+// Subscribed clients hear about the records a successful call changed (docs/resources.md).
+using ChangeNotifier = std::function<void(const std::string& tool, const nlohmann::json& args, const mcp::ToolResult& result)>;
+
+ChangeNotifier changeNotifier(mcp::Registrar& registrar) {
+#ifdef KOPT_HAVE_RESOURCES
+  return [&registrar](const std::string& tool, const nlohmann::json& args, const mcp::ToolResult& result) {
+    if (result.isError || !result.structuredContent || result.structuredContent->contains("job_id")) return;
+    const auto& s = *result.structuredContent;
+    std::string dir = s.contains("campaign_dir") && s["campaign_dir"].is_string() ? s["campaign_dir"].get<std::string>()
+                                                                                 : argString(args, "campaign_dir");
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (dir.empty()) return;
+    const int round = s.contains("round") && s["round"].is_number_integer() ? s["round"].get<int>() : 0;
+    for (const auto& uri : resources::urisChangedBy(tool, fs::path(dir).filename().string(), round)) {
+      registrar.notifyResourceUpdated(uri);
+    }
+  };
+#else
+  (void)registrar;
+  return {};
+#endif
+}
+
+// The tool, its handler followed by the change notification.
+mcp::ToolSpec notifying(mcp::ToolSpec tool, const ChangeNotifier& notify) {
+  if (!notify) return tool;
+  auto inner = tool.handler;
+  const std::string name = tool.name;
+  tool.handler = [inner, notify, name](const nlohmann::json& args, mcp::RequestContext& ctx) {
+    mcp::ToolResult r = inner(args, ctx);
+    try {
+      notify(name, args, r);
+    } catch (const std::exception&) {
+      // A notification is a courtesy; the call's result stands.
+    }
+    return r;
+  };
+  return tool;
+}
+
 }  // namespace
 
 void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options) {
@@ -98,22 +139,24 @@ void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options) {
   CampaignToolDeps deps;
   deps.engine = std::make_shared<campaign::CampaignEngine>(engineOptions);
   deps.jobs = std::make_shared<ToolJobs>();
+  const ChangeNotifier notify = changeNotifier(registrar);
+  if (notify) deps.jobs->setOnFinished(notify);
 
   // The loop, in order.
-  registrar.addTool(makeDefineTargetTool(deps));
-  registrar.addTool(makeConfirmTargetTool(deps));
-  registrar.addTool(makePrepareEnvironmentTool(deps));
-  registrar.addTool(makeReadTipsTool(deps));
-  registrar.addTool(makeRunBaselineTool(deps));
-  registrar.addTool(makeBeginRoundTool(deps));
-  registrar.addTool(makeRebuildKernelTool(deps));
-  registrar.addTool(makeRunTestsTool(deps));
-  registrar.addTool(makeRunQuickBenchTool(deps));
-  registrar.addTool(makeValidateRoundTool(deps));
-  registrar.addTool(makeAcceptOrRevertTool(deps));
-  registrar.addTool(makeTerminationCheckTool(deps));
-  registrar.addTool(makeFinalAcceptanceTool(deps));
-  registrar.addTool(makeReportTool(deps));
+  registrar.addTool(notifying(makeDefineTargetTool(deps), notify));
+  registrar.addTool(notifying(makeConfirmTargetTool(deps), notify));
+  registrar.addTool(notifying(makePrepareEnvironmentTool(deps), notify));
+  registrar.addTool(notifying(makeReadTipsTool(deps), notify));
+  registrar.addTool(notifying(makeRunBaselineTool(deps), notify));
+  registrar.addTool(notifying(makeBeginRoundTool(deps), notify));
+  registrar.addTool(notifying(makeRebuildKernelTool(deps), notify));
+  registrar.addTool(notifying(makeRunTestsTool(deps), notify));
+  registrar.addTool(notifying(makeRunQuickBenchTool(deps), notify));
+  registrar.addTool(notifying(makeValidateRoundTool(deps), notify));
+  registrar.addTool(notifying(makeAcceptOrRevertTool(deps), notify));
+  registrar.addTool(notifying(makeTerminationCheckTool(deps), notify));
+  registrar.addTool(notifying(makeFinalAcceptanceTool(deps), notify));
+  registrar.addTool(notifying(makeReportTool(deps), notify));
   // Queries.
   registrar.addTool(makeCampaignStatusTool(deps));
   ParseBenchCsvOptions csv;
@@ -129,7 +172,7 @@ void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options) {
   registrar.addTool(makeListIneffectiveDirectionsTool(deps));
   registrar.addTool(makeReadBestSummaryTool(deps));
   registrar.addTool(makeQueryTipsTool(deps));
-  registrar.addTool(makeAppendTipTool(deps));
+  registrar.addTool(notifying(makeAppendTipTool(deps), notify));
   registrar.addTool(makeDeviceInfoTool());
   registrar.addTool(makePollJobTool(deps));
 

@@ -36,6 +36,7 @@ ToolJobs::~ToolJobs() {
   std::vector<std::shared_ptr<Job>> all;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    closing_ = true;
     for (auto& [id, job] : jobs_) all.push_back(job);
   }
   for (auto& job : all) job->ctx.cancel.cancel();
@@ -44,7 +45,12 @@ ToolJobs::~ToolJobs() {
   }
 }
 
-std::string ToolJobs::start(const std::string& tool, Body body) {
+void ToolJobs::setOnFinished(FinishHook hook) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  onFinished_ = std::move(hook);
+}
+
+std::string ToolJobs::start(const std::string& tool, Body body, nlohmann::json arguments) {
   auto job = std::make_shared<Job>();
   job->tool = tool;
   {
@@ -64,7 +70,7 @@ std::string ToolJobs::start(const std::string& tool, Body body) {
     }
   };
   Job* raw = job.get();
-  job->thread = std::thread([this, raw, body = std::move(body)] {
+  job->thread = std::thread([this, raw, body = std::move(body), arguments = std::move(arguments)] {
     mcp::ToolResult result;
     try {
       result = body(raw->ctx);
@@ -81,8 +87,20 @@ std::string ToolJobs::start(const std::string& tool, Body body) {
       ++raw->version;
       raw->changed.notify_all();
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    finishedOrder_.push_back(raw->id);
+    FinishHook hook;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      finishedOrder_.push_back(raw->id);
+      if (!closing_) hook = onFinished_;
+    }
+    if (hook) {
+      std::optional<mcp::ToolResult> result;
+      {
+        std::lock_guard<std::mutex> lock(raw->m);
+        result = raw->result;
+      }
+      if (result) hook(raw->tool, arguments, *result);
+    }
   });
   prune();
   return job->id;

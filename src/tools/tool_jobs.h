@@ -42,7 +42,11 @@ class ToolJobs {
   ToolJobs(const ToolJobs&) = delete;
   ToolJobs& operator=(const ToolJobs&) = delete;
 
-  std::string start(const std::string& tool, Body body);
+  // `arguments` are the tool call's (kept for the finish hook).
+  std::string start(const std::string& tool, Body body, nlohmann::json arguments = nlohmann::json::object());
+  // Called on the job's thread when a job ends (not while the registry shuts down).
+  using FinishHook = std::function<void(const std::string& tool, const nlohmann::json& arguments, const mcp::ToolResult&)>;
+  void setOnFinished(FinishHook hook);
   // Waits up to `wait` for the job to end; `onProgress` sees each progress update meanwhile.
   std::optional<JobStatus> poll(const std::string& id, std::chrono::milliseconds wait,
                                 const std::function<void(const JobStatus&)>& onProgress = {});
@@ -59,6 +63,8 @@ class ToolJobs {
   std::vector<std::string> finishedOrder_;
   std::size_t keepFinished_;
   unsigned long long next_ = 1;
+  FinishHook onFinished_;
+  bool closing_ = false;
 };
 
 }  // namespace kopt::tools

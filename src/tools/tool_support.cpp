@@ -182,9 +182,9 @@ std::function<mcp::ToolResult(const json&, mcp::RequestContext&)> longHandler(co
                                                                              LongBody body) {
   return [tool, jobs, body](const json& args, mcp::RequestContext& ctx) -> mcp::ToolResult {
     if (argBool(args, "async") && jobs) {
-      const std::string id = jobs->start(tool, [tool, args, body](const campaign::CallContext& c) {
-        return guarded(tool, [&] { return body(args, c); });
-      });
+      const std::string id = jobs->start(
+          tool, [tool, args, body](const campaign::CallContext& c) { return guarded(tool, [&] { return body(args, c); }); },
+          args);
       json s{{"job_id", id}, {"job_state", "running"}};
       mcp::ToolResult r;
       r.content.push_back(mcp::textContent(tool + " started as " + id + "; call poll_job {\"job_id\": \"" + id +
