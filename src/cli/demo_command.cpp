@@ -62,7 +62,7 @@ std::optional<std::string> makeRepository(const fs::path& source, const fs::path
     // kernel_dir "." copies a whole checkout (the GPU campaigns need src/device and tools/hip_bench
     // beside the kernel): never its history, build trees, test clients or earlier campaigns.
     const auto name = entry.path().filename().string();
-    if (name.rfind("build", 0) == 0 || name == "__pycache__" || name == ".git" || name == "node_modules" ||
+    if (name == "build" || name.rfind("build-", 0) == 0 || name == "__pycache__" || name == ".git" || name == "node_modules" ||
         name == ".kopt" || name == ".whl" || name == ".gl") {
       continue;
     }
