@@ -40,7 +40,12 @@ test_deps=(librsvg2-bin procps slurm-wlm munge)
 install_node_clients() {
   if ! command -v npm >/dev/null; then install_missing nodejs npm; fi
   log "installing the pinned MCP test clients (npm ci in tests/e2e)"
-  (cd "$root/tests/e2e" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  # npm ci refuses this lock file because vite (pulled in by the Inspector) names a Windows-only
+  # optional dependency that the registry cannot resolve, so the lock can never list it. npm install
+  # with --no-save installs exactly the versions the committed lock pins and leaves it unchanged.
+  (cd "$root/tests/e2e" &&
+     { npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1 ||
+       npm install --no-save --no-audit --no-fund --loglevel=error >/dev/null; })
 }
 
 build() {
