@@ -69,7 +69,9 @@ std::optional<std::string> makeRepository(const fs::path& source, const fs::path
     fs::copy(entry.path(), repo / name, fs::copy_options::recursive, ec);
     if (ec) return "cannot copy " + entry.path().string() + ": " + ec.message();
   }
-  std::ofstream(repo / ".gitignore") << "build/\n__pycache__/\n";
+  // Appended, not replaced: a copied checkout keeps its own ignores. Build trees must be ignored,
+  // or kopt rightly treats a rebuilt binary named by a command as a frozen file that changed.
+  std::ofstream(repo / ".gitignore", std::ios::app) << "\nbuild/\nbuild-*/\n__pycache__/\n";
   const std::string git = "git -C " + quote(repo) + " ";
   if (run(git + "init -q -b main") != 0 ||
       run(git + "-c user.name=kopt-demo -c user.email=demo@kopt.invalid add -A") != 0 ||
