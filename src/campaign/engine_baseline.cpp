@@ -176,6 +176,10 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   }
   const measure::GatePolicy policy = gatePolicyFor(m);
   const measure::Calibration calibration = measure::calibrateAa(assembled.runs, policy);
+  // The gate's own A/A check: the same build against itself should be SAME almost everywhere.
+  const auto aaVerdicts = measure::compareShapes(assembled.runs, calibration, policy);
+  int aaSame = 0;
+  for (const auto& v : aaVerdicts) aaSame += v.verdict == measure::Verdict::Same ? 1 : 0;
   const auto rows = detail::shapeRows(assembled, runs, nullptr);
 
   // Representative shapes (3-5) for quick validation: the user's, else spread over the range.
@@ -296,6 +300,8 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
                 {"metric", measureMetric(m).name()},
                 {"manifest_sha256", manifestSha},
                 {"pairs", assembled.usablePairs},
+                {"aa_same", aaSame},
+                {"aa_shapes", aaVerdicts.size()},
                 {"measurement", tag}});
 
   BaselineResult result;
@@ -309,6 +315,8 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   result.representativeShapes = representative;
   for (const auto& e : frozen.entries()) result.frozen.push_back(e.name);
   result.pairs = assembled.usablePairs;
+  result.aaSameShapes = aaSame;
+  result.aaShapes = static_cast<int>(aaVerdicts.size());
   result.benchmarkCsv = rp.benchmarkCsv.string();
   result.summaryPath = rp.summary.string();
   result.phase = s.state.phase;

@@ -4,7 +4,10 @@
 // optimize.md).
 #include <algorithm>
 #include <cmath>
+#include <ctime>
+#include <iomanip>
 #include <set>
+#include <sstream>
 #include <system_error>
 
 #include "campaign/engine.h"
@@ -43,6 +46,16 @@ std::optional<double> peakOf(const Manifest& m) {
   }
   if (unit == "GB/s") return lookup.entry->hbmGBps;
   return std::nullopt;
+}
+
+// Seconds since an ISO-8601 UTC ledger time stamp ("2026-04-12T09:30:05.123Z"); nullopt if unparsable.
+std::optional<long long> secondsSince(const std::string& iso, util::SystemTime now) {
+  std::tm tm{};
+  std::istringstream in(iso.substr(0, 19));
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+  if (in.fail()) return std::nullopt;
+  const std::time_t then = timegm(&tm);
+  return static_cast<long long>(std::chrono::system_clock::to_time_t(now) - then);
 }
 
 bool compare(double v, const std::string& op, double target) {
@@ -101,6 +114,15 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
       c.detail = std::to_string(attempts) + " of max_iterations " + std::to_string(*m.maxIterations) + " rounds used";
     } else {
       c.detail = std::to_string(attempts) + " rounds used; no max_iterations";
+    }
+    // The budget in time (max_duration), counted from the user's confirmation.
+    if (const auto* confirmed = s.last(ev::kTargetConfirmed); confirmed && m.maxDuration && m.maxDuration->seconds > 0) {
+      if (auto elapsed = secondsSince(confirmed->ts, options_.clock())) {
+        const bool over = *elapsed >= m.maxDuration->seconds;
+        c.met = c.met || over;
+        c.detail += "; " + std::to_string(*elapsed / 60) + " min of max_duration " + m.maxDuration->text +
+                    (over ? " used up" : " used");
+      }
     }
     result.conditions.push_back(c);
   }

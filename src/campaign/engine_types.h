@@ -129,6 +129,7 @@ struct BaselineResult {
   std::vector<std::string> representativeShapes;
   std::vector<std::string> frozen;  // names of the frozen entries
   int pairs = 0;                    // A/A pairs measured
+  int aaSameShapes = 0, aaShapes = 0;  // the gate's verdict on the A/A pairs: SAME on this many shapes
   std::string benchmarkCsv;
   std::string summaryPath;
   Phase phase = Phase::Analyze;

@@ -284,7 +284,22 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
         input.runs = assembled.runs;
         input.calibration = detail::calibrationOf(s);
         input.remeasureBatches = batches;
-        if (auto best = detail::roundRecord(s, s.state.bestRound.value_or(1))) input.recordedBestAggregate = best->aggregate.value;
+        // Chain integrity compares like with like: only when the recorded best was measured on
+        // the same shape set.
+        auto bestRecord = detail::roundRecord(s, s.state.bestRound.value_or(1));
+        std::vector<std::string> bestLabels;
+        if (bestRecord) {
+          for (const auto& r : bestRecord->results) bestLabels.push_back(r.label);
+        }
+        if (bestRecord && bestLabels == assembled.labels) {
+          input.recordedBestAggregate = bestRecord->aggregate.value;
+          // The candidate's absolute aggregate, same definition as the records' (median runs).
+          std::vector<double> medians;
+          for (const auto& [label, check] : assembled.candidateChecks) {
+            if (auto m = armMedian(pairs, true, label); m && check == measure::Check::Pass) medians.push_back(*m);
+          }
+          if (!medians.empty() && medians.size() == assembled.candidateChecks.size()) input.candidateAggregate = measure::geomean(medians);
+        }
         gate = measure::evaluateGate(input, policy);
         if (gate->decision != measure::Decision::Remeasure || assembled.schemaDrift || assembled.shapeSetDrift) break;
         const int room = policy.maxPairs - static_cast<int>(pairs.size());

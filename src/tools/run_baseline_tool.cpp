@@ -24,6 +24,8 @@ mcp::ToolSpec makeRunBaselineTool(const CampaignToolDeps& deps) {
                        .strings("representative_shapes")
                        .strings("frozen")
                        .integer("pairs")
+                       .integer("aa_same_shapes")
+                       .integer("aa_shapes")
                        .string("benchmark_csv")
                        .string("summary_path")
                        .string("phase")
@@ -47,6 +49,8 @@ mcp::ToolSpec makeRunBaselineTool(const CampaignToolDeps& deps) {
                       {"representative_shapes", r.representativeShapes},
                       {"frozen", r.frozen},
                       {"pairs", r.pairs},
+                      {"aa_same_shapes", r.aaSameShapes},
+                      {"aa_shapes", r.aaShapes},
                       {"benchmark_csv", r.benchmarkCsv},
                       {"summary_path", r.summaryPath},
                       {"phase", campaign::toString(r.phase)},
@@ -54,7 +58,9 @@ mcp::ToolSpec makeRunBaselineTool(const CampaignToolDeps& deps) {
         },
         [](const campaign::BaselineResult& r) {
           std::string text = "Baseline recorded (round-1 at " + r.commit.substr(0, 12) + ", " + std::to_string(r.pairs) +
-                             " A/A pairs). delta_pct is each shape's noise threshold.\n" + shapeTable(r.shapes);
+                             " A/A pairs; the gate calls " + std::to_string(r.aaSameShapes) + " of " +
+                             std::to_string(r.aaShapes) + " shapes SAME against themselves). delta_pct is each "
+                             "shape's noise threshold.\n" + shapeTable(r.shapes);
           text += "Representative shapes: ";
           for (std::size_t i = 0; i < r.representativeShapes.size(); ++i) text += (i ? ", " : "") + r.representativeShapes[i];
           text += "\nNext: analyze, then begin_round with one hypothesis.";
