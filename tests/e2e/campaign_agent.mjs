@@ -108,9 +108,17 @@ try {
   const quick = await call("run_quick_bench", { campaign_dir: dir });
   check(quick.aggregate.ratio > 1.5, `quick bench shows the speedup (${quick.aggregate.ratio})`);
   const v2 = await call("validate_round", { campaign_dir: dir });
-  // ACCEPT, or ACCEPT_WITH_NOTE when this machine's noise leaves a shape "blind" (MDE above 5%).
-  check(v2.decision.startsWith("ACCEPT"), `round 2 verdict ACCEPT* (got ${v2.decision}: ${JSON.stringify(v2.reasons)})`);
-  const d2 = await call("accept_or_revert", { campaign_dir: dir, ...prose, key_finding: "vectorised inner chunk" });
+  // ACCEPT, or ACCEPT_WITH_NOTE when this machine's noise leaves a shape "blind" (MDE above 5%), or
+  // AUDIT if a shape jumped more than 10x on this machine (then a person confirms the numbers).
+  check(v2.decision.startsWith("ACCEPT") || v2.decision === "AUDIT",
+        `round 2 verdict ACCEPT*/AUDIT (got ${v2.decision}: ${JSON.stringify(v2.reasons)})`);
+  const audit = {};
+  if (v2.decision === "AUDIT") {
+    const refused = await call("accept_or_revert", { campaign_dir: dir, ...prose }, { expectError: true });
+    check(refused.includes("audit_required"), "an AUDIT verdict is not accepted without a person");
+    Object.assign(audit, { audit_confirmed_by: "e2e auditor", audit_note: "scalar -> 8-wide vector code" });
+  }
+  const d2 = await call("accept_or_revert", { campaign_dir: dir, ...prose, ...audit, key_finding: "vectorised inner chunk" });
   check(d2.status.startsWith("ACCEPTED"), `round 2 accepted (${d2.status})`);
 
   // Round 3: a regression, rolled back.
