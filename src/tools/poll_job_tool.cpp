@@ -28,7 +28,7 @@ mcp::ToolSpec makePollJobTool(const CampaignToolDeps& deps) {
                        .nullableNumber("total")
                        .string("message")
                        .prop("elapsed_s", {{"type", "number"}})
-                       .prop("result", {{"type", json::array({"object", "null"})}})
+                       .prop("result", nullable("object"))
                        .string("text")
                        .build();
   t.annotations.readOnlyHint = false;

@@ -14,7 +14,7 @@ mcp::ToolSpec makePrepareEnvironmentTool(const CampaignToolDeps& deps) {
   s.campaignDir();
   t.inputSchema = s.build();
   t.outputSchema = OutputSchema()
-                       .prop("branch", {{"type", json::array({"string", "null"})}})
+                       .prop("branch", nullable("string"))
                        .string("base_commit", true)
                        .string("campaign_dir")
                        .string("manifest_sha256")

@@ -13,7 +13,7 @@ mcp::ToolSpec makeQueryTrendTool(const CampaignToolDeps& deps) {
   FlatSchema s;
   s.campaignDir().integer("limit", "How many of the latest rows (default 10)", false, 1, 1000);
   t.inputSchema = s.build();
-  json n = {{"type", json::array({"number", "null"})}};
+  json n = nullable("number");
   json row{{"type", "object"},
            {"properties",
             {{"round", {{"type", "integer"}}},
@@ -34,7 +34,7 @@ mcp::ToolSpec makeQueryTrendTool(const CampaignToolDeps& deps) {
                        .string("source")
                        .prop("rows", {{"type", "array"}, {"items", row}}, true)
                        .integer("rollback_streak")
-                       .prop("current_best_round", {{"type", json::array({"integer", "null"})}})
+                       .prop("current_best_round", nullable("integer"))
                        .prop("current_best_score", {{"type", "object"}})
                        .build();
   t.annotations.readOnlyHint = true;

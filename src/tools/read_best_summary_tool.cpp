@@ -15,7 +15,7 @@ mcp::ToolSpec makeReadBestSummaryTool(const CampaignToolDeps& deps) {
   t.inputSchema = s.build();
   t.outputSchema = OutputSchema()
                        .string("campaign_dir", true)
-                       .prop("round", {{"type", json::array({"integer", "null"})}}, true)
+                       .prop("round", nullable("integer"), true)
                        .string("source")
                        .string("body", true)
                        .string("note")

@@ -77,6 +77,10 @@ json FlatSchema::build() const {
   return s;
 }
 
+json nullable(const std::string& type) {
+  return json{{"anyOf", json::array({json{{"type", type}}, json{{"type", "null"}}})}};
+}
+
 OutputSchema& OutputSchema::prop(const std::string& name, const json& schema, bool required) {
   properties_[name] = schema;
   if (required) required_.push_back(name);
@@ -266,7 +270,7 @@ json nextJson(const std::vector<campaign::NextStep>& next) {
 
 namespace {
 
-json nullableNumber() { return {{"type", json::array({"number", "null"})}}; }
+json nullableNumber() { return nullable("number"); }
 
 }  // namespace
 

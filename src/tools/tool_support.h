@@ -48,14 +48,18 @@ class FlatSchema {
   std::vector<std::string> required_;
 };
 
-// Output schema builder: properties with types (type lists allowed, e.g. {"number","null"}).
+// {"anyOf": [{"type": <type>}, {"type": "null"}]}: a nullable value, spelled without a type list
+// (single-type dialects, e.g. the OpenAPI subset some model providers use, reject type lists).
+json nullable(const std::string& type);
+
+// Output schema builder: properties with types.
 class OutputSchema {
  public:
   OutputSchema& prop(const std::string& name, const json& schema, bool required = false);
   OutputSchema& string(const std::string& name, bool required = false) { return prop(name, {{"type", "string"}}, required); }
   OutputSchema& integer(const std::string& name, bool required = false) { return prop(name, {{"type", "integer"}}, required); }
   OutputSchema& boolean(const std::string& name, bool required = false) { return prop(name, {{"type", "boolean"}}, required); }
-  OutputSchema& nullableNumber(const std::string& name) { return prop(name, {{"type", json::array({"number", "null"})}}); }
+  OutputSchema& nullableNumber(const std::string& name) { return prop(name, nullable("number")); }
   OutputSchema& strings(const std::string& name, bool required = false) {
     return prop(name, {{"type", "array"}, {"items", {{"type", "string"}}}}, required);
   }
