@@ -157,7 +157,10 @@ try {
   check(polled.state === "finished", `the validation job finished (${polled.state})`);
   const v5 = polled.result;
   log("round 5 near-noise verdict", v5.decision, "after", v5.pairs, "pairs");
-  check(v5.pairs > 6, `round 5 was re-measured (${v5.pairs} pairs > 6)`);
+  // On a quiet machine the first 6 pairs can already prove every shape SAME; on a noisy one the gate
+  // must add pairs instead of deciding. Either way it is never accepted.
+  const allSame = (v5.shapes ?? []).length > 0 && v5.shapes.every((s) => s.verdict === "SAME");
+  check(v5.pairs > 6 || allSame, `round 5 re-measured (${v5.pairs} pairs) unless every shape was already SAME`);
   check(!v5.decision.startsWith("ACCEPT"), `round 5 is not accepted (got ${v5.decision})`);
   await call("accept_or_revert", { campaign_dir: dir, ...rollbackProse });
 
