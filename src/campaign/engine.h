@@ -68,6 +68,9 @@ class CampaignEngine {
 
   // Queries (any phase after define_target; never take the campaign lock).
   Outcome<StatusResult> campaignStatus(const std::string& campaignDir);
+  // Campaigns under the workspace: <ws>/.kopt/campaigns/* and <ws>/<dir>/.kopt/campaigns/* (for a
+  // restarted agent that lost track of its campaign_dir).
+  std::vector<CampaignListing> listCampaigns();
   Outcome<TrendResult> queryTrend(const std::string& campaignDir, int limit);
   Outcome<IneffectiveResult> listIneffectiveDirections(const std::string& campaignDir);
   Outcome<BestSummaryResult> readBestSummary(const std::string& campaignDir);

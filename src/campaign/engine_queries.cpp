@@ -121,6 +121,33 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
   return st;
 }
 
+std::vector<CampaignListing> CampaignEngine::listCampaigns() {
+  std::vector<CampaignListing> out;
+  std::error_code ec;
+  std::vector<fs::path> roots{options_.workspaceRoot / ".kopt" / "campaigns"};
+  for (const auto& entry : fs::directory_iterator(options_.workspaceRoot, ec)) {
+    if (entry.is_directory(ec)) roots.push_back(entry.path() / ".kopt" / "campaigns");
+  }
+  for (const auto& root : roots) {
+    if (!fs::is_directory(root, ec)) continue;
+    for (const auto& entry : fs::directory_iterator(root, ec)) {
+      const CampaignPaths paths(entry.path());
+      if (!fs::is_regular_file(paths.ledger, ec)) continue;
+      const auto events = Ledger(paths.ledger).readAll();
+      const CampaignState state = detail::foldLedger(events);
+      CampaignListing l;
+      l.campaignDir = entry.path().string();
+      l.campaignName = entry.path().filename().string();
+      l.phase = state.phase;
+      l.lastRound = state.lastRound;
+      if (state.openRound) l.openRound = state.openRound->number;
+      out.push_back(l);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.campaignDir < b.campaignDir; });
+  return out;
+}
+
 namespace {
 
 TrendRowView viewOf(const Session& s, const records::RoundRecord& r, const std::optional<records::RoundRecord>& base) {

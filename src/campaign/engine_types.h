@@ -301,6 +301,14 @@ struct StatusResult {
   std::vector<NextStep> next;
 };
 
+// A campaign found under the workspace (campaign_status without a campaign_dir).
+struct CampaignListing {
+  std::string campaignDir, campaignName;
+  Phase phase = Phase::DefineTarget;
+  int lastRound = 0;
+  std::optional<int> openRound;
+};
+
 // ---- queries (the turbo helper's fields; the tools layer names them) ----
 struct TrendRowView {
   int round = 0;

@@ -12,15 +12,15 @@ mcp::ToolSpec makeCampaignStatusTool(const CampaignToolDeps& deps) {
       "Any phase, read-only: where the campaign stands (phase, open round and its declared files, best and baseline "
       "commits and aggregates, rollback streak), whether the ledger chain and the frozen files are intact, what was "
       "interrupted if the server died mid-step and how the next call resumes it, and which tools to call next. Call "
-      "it first after a restart.";
+      "it first after a restart; without campaign_dir it lists the campaigns under the workspace.";
   FlatSchema s;
-  s.campaignDir();
+  s.string("campaign_dir", "The campaign directory; omit it to list the campaigns found under the workspace");
   t.inputSchema = s.build();
   t.outputSchema = OutputSchema()
-                       .string("campaign_dir", true)
+                       .string("campaign_dir")
                        .string("campaign_name")
                        .string("repo")
-                       .string("phase", true)
+                       .string("phase")
                        .string("expectation")
                        .integer("last_round")
                        .prop("open_round", nullable("integer"))
@@ -42,12 +42,42 @@ mcp::ToolSpec makeCampaignStatusTool(const CampaignToolDeps& deps) {
                        .string("recovery")
                        .string("last_validation")
                        .prop("next", nextSchema())
+                       .prop("campaigns",
+                             {{"type", "array"},
+                              {"items",
+                               {{"type", "object"},
+                                {"properties",
+                                 {{"campaign_dir", {{"type", "string"}}},
+                                  {"campaign_name", {{"type", "string"}}},
+                                  {"phase", {{"type", "string"}}},
+                                  {"last_round", {{"type", "integer"}}},
+                                  {"open_round", nullable("integer")}}},
+                                {"required", {"campaign_dir", "phase"}}}}})
                        .build();
   t.annotations.readOnlyHint = true;
   t.annotations.openWorldHint = false;
   auto engine = deps.engine;
   t.handler = [engine](const json& args, mcp::RequestContext&) {
     return guarded("campaign_status", [&] {
+      if (argString(args, "campaign_dir").empty()) {
+        json list = json::array();
+        std::string text;
+        for (const auto& c : engine->listCampaigns()) {
+          list.push_back({{"campaign_dir", c.campaignDir},
+                          {"campaign_name", c.campaignName},
+                          {"phase", campaign::toString(c.phase)},
+                          {"last_round", c.lastRound},
+                          {"open_round", c.openRound ? json(*c.openRound) : json(nullptr)}});
+          text += "\n  " + c.campaignDir + ": " + campaign::toString(c.phase) + ", round " + std::to_string(c.lastRound) +
+                  (c.openRound ? " (open)" : "");
+        }
+        mcp::ToolResult r;
+        r.content.push_back(mcp::textContent(list.empty() ? "No campaign under the workspace; define_target starts one."
+                                                          : std::to_string(list.size()) + " campaign(s):" + text +
+                                                                "\nCall campaign_status with one campaign_dir."));
+        r.structuredContent = json{{"campaigns", list}};
+        return r;
+      }
       return respond<campaign::StatusResult>(
           engine->campaignStatus(argString(args, "campaign_dir")),
           [](const campaign::StatusResult& s) {

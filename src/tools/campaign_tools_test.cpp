@@ -170,6 +170,11 @@ TEST_CASE("campaign tools: refusals are isError texts; async runs are polled to 
   auto status = c.ok("campaign_status", {{"campaign_dir", dir}}, ctx);
   CHECK((*status.structuredContent)["phase"] == "ANALYZE");
   CHECK((*status.structuredContent)["ledger_ok"] == true);
+  // A restarted agent that lost its campaign_dir finds it.
+  auto listed = c.ok("campaign_status", json::object(), ctx);
+  REQUIRE((*listed.structuredContent)["campaigns"].size() == 1);
+  CHECK((*listed.structuredContent)["campaigns"][0]["campaign_dir"] == dir);
+  CHECK((*listed.structuredContent)["campaigns"][0]["phase"] == "ANALYZE");
   auto trend = c.ok("query_trend", {{"campaign_dir", dir}}, ctx);
   CHECK((*trend.structuredContent)["rows"].size() == 1);
   CHECK((*trend.structuredContent)["current_best_round"] == 1);
