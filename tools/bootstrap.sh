@@ -67,7 +67,7 @@ case "$mode" in
     install_node_clients
     build
     cd "$build_dir"
-    exec ctest --output-on-failure --timeout 900 -j"${KOPT_TEST_JOBS:-1}" ;;
+    exec ctest --output-on-failure --timeout 900 -j"${KOPT_TEST_JOBS:-2}" ;;
   *)
     echo "usage: tools/bootstrap.sh demo|test|build" >&2; exit 2 ;;
 esac
