@@ -102,8 +102,10 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   } catch (const std::exception& e) {
     return toolFailure(std::string("git: ") + e.what());
   }
-  const std::string tag = "r1-aa";
-  s.beginStep(1, "baseline", json{{"tag", tag}});
+  const int ordinal = detail::measurementOrdinal(s, 1);
+  const std::string tag = "r1-aa-" + std::to_string(ordinal);
+  const std::string quickTag = "r1-quick-" + std::to_string(ordinal);
+  s.beginStep(1, "baseline", json{{"tag", tag}, {"tags", {tag, quickTag}}});
   const RoundPaths rp = s.paths.round(1);
   rp.createLayout();
   auto executor = detail::makeExecutorFor(options_, m);
@@ -218,12 +220,12 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   }
   // The quick harness must write the same frozen schema on the representative shapes.
   {
-    MeasurementPlan quick = detail::planFor(s, false, s.paths.bestWorktree, rp.artifacts / "runs", "r1-quick");
+    MeasurementPlan quick = detail::planFor(s, false, s.paths.bestWorktree, rp.artifacts / "runs", quickTag);
     quick.shapes = representative;
     auto q = runner.run(quick, 0, 1, ctx, total - 2, total);
     if (ctx.cancel.cancelled()) {
       detail::discardMeasurement(s, 1, tag);
-      detail::discardMeasurement(s, 1, "r1-quick");
+      detail::discardMeasurement(s, 1, quickTag);
       s.clearStep();
       return toolFailure("run_baseline was cancelled; nothing was recorded", "", "call run_baseline again");
     }

@@ -6,6 +6,7 @@
 
 #include "campaign/engine_steps.h"
 #include "campaign/engine_support.h"
+#include "util/atomic_file.h"
 #include "util/text.h"
 
 namespace kopt::campaign::detail {
@@ -37,6 +38,10 @@ void discardMeasurement(const Session& s, int round, const std::string& tag) {
 void discardMeasurement(const fs::path& artifacts, const std::string& tag) {
   if (tag.empty()) return;
   std::error_code ec;
+  // Remembered, so the next measurement takes a new tag (an orphaned bench may still write here).
+  const fs::path list = artifacts / "discarded-tags";
+  const std::string before = util::readFileIfExists(list).value_or("");
+  if (before.find(tag + "\n") == std::string::npos) util::writeFileAtomic(list, before + tag + "\n");
   const fs::path runs = artifacts / "runs";
   if (fs::is_directory(runs, ec)) {
     std::vector<fs::path> doomed;
@@ -60,8 +65,12 @@ std::string recoverPending(Session& s, const CallContext&) {
                            ": " + done.errorText();
   } else if (p.step == "baseline" || p.step == "bench" || p.step == "validate" || p.step == "final") {
     const std::string dir = p.detail.value("artifacts", "");
-    if (!dir.empty()) discardMeasurement(fs::path(dir), p.detail.value("tag", ""));
-    else discardMeasurement(s, p.round, p.detail.value("tag", ""));
+    std::vector<std::string> tags = p.detail.value("tags", std::vector<std::string>{});
+    if (tags.empty()) tags.push_back(p.detail.value("tag", ""));
+    for (const auto& tag : tags) {
+      if (!dir.empty()) discardMeasurement(fs::path(dir), tag);
+      else discardMeasurement(s, p.round, tag);
+    }
     s.clearStep();
     note = "discarded the partial files of an interrupted " + p.step + " of round-" + std::to_string(p.round) + at +
            "; it is re-run from scratch";

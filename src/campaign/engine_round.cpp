@@ -294,10 +294,7 @@ Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const 
       !err.empty()) {
     return toolFailure(err, "", "the current best no longer builds in its worktree; check the environment");
   }
-  int k = 1;
-  for (const auto* e : s.roundEvents(round)) {
-    if (e->type == ev::kBenchFinished || e->type == ev::kRoundValidated) ++k;
-  }
+  int k = detail::measurementOrdinal(s, round);
   const std::string tag = "r" + std::to_string(round) + "-" + (q.full ? "full" : "quick") + "-" + std::to_string(k);
   s.beginStep(round, "bench", json{{"tag", tag}});
   MeasurementPlan plan = detail::planFor(s, q.full, s.paths.bestWorktree, rp.artifacts / "runs", tag);

@@ -312,6 +312,20 @@ std::vector<GateReason> gateReasons(const measure::GateResult& gate) {
   return out;
 }
 
+int measurementOrdinal(const Session& session, int round) {
+  int k = 1;
+  for (const auto* e : session.roundEvents(round)) {
+    if (e->type == ev::kBenchFinished || e->type == ev::kRoundValidated) ++k;
+  }
+  try {
+    if (auto discarded = util::readFileIfExists(session.paths.round(round).artifacts / "discarded-tags")) {
+      for (const auto& line : util::splitLines(*discarded)) k += line.empty() ? 0 : 1;
+    }
+  } catch (const std::exception&) {
+  }
+  return k;
+}
+
 void writeMeasurementIndex(const fs::path& path, const std::string& tag, const std::string& fingerprint, bool full,
                            const std::vector<PairRun>& pairs) {
   nlohmann::json j{{"tag", tag}, {"fingerprint", fingerprint}, {"kind", full ? "full" : "quick"}, {"pairs", pairsToJson(pairs)}};

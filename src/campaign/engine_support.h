@@ -61,6 +61,11 @@ AggregateRow aggregateRow(const Session& session, const std::vector<ShapeRow>& r
                           const measure::GateResult* gate);
 std::vector<GateReason> gateReasons(const measure::GateResult& gate);
 
+// The number in the next measurement's tag: one more than the round's finished measurements and
+// the interrupted ones discarded after a crash (artifacts/discarded-tags), so a bench process
+// orphaned by a killed server can never write into the files of a later measurement.
+int measurementOrdinal(const Session& session, int round);
+
 // The measurement index (artifacts/measurement-<tag>.json).
 void writeMeasurementIndex(const std::filesystem::path& path, const std::string& tag, const std::string& fingerprint,
                            bool full, const std::vector<PairRun>& pairs);

@@ -333,3 +333,35 @@ TEST_CASE("engine: tips are appended under a lock and queried by keyword") {
 }
 
 }  // namespace kopt::campaign
+
+namespace kopt::campaign {
+
+TEST_CASE("engine: after a crash mid-measurement the next one takes a new tag and the old files are gone") {
+  FakeWorkspace ws;
+  std::string dir;
+  {
+    CampaignEngine engine(ws.options());
+    dir = startCampaign(ws, engine);
+    REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  }
+  ws.setConfig("speed=120\n");
+  ws.faults = {"bench:after-pairs"};
+  {
+    CampaignEngine engine(ws.options());
+    CHECK_THROWS_AS(engine.runQuickBench({dir, false, 2}, {}), testing::InjectedCrash);
+  }
+  const fs::path runs = fs::path(dir) / "rounds/round-2/artifacts/runs";
+  CHECK(fs::exists(runs / "r2-quick-1-p0-candidate.csv"));
+  auto status = CampaignEngine(ws.options()).campaignStatus(dir);
+  REQUIRE(status.ok());
+  CHECK(status.value().pendingStep == "bench (round-2)");
+  CampaignEngine engine(ws.options());
+  auto again = engine.runQuickBench({dir, false, 2}, {});
+  REQUIRE_MESSAGE(again.ok(), again.errorText());
+  CHECK_FALSE(fs::exists(runs / "r2-quick-1-p0-candidate.csv"));
+  CHECK(fs::exists(runs / "r2-quick-2-p0-candidate.csv"));
+  CHECK(readText(fs::path(dir) / "rounds/round-2/artifacts/discarded-tags") == "r2-quick-1\n");
+  CHECK(engine.campaignStatus(dir).value().pendingStep.empty());
+}
+
+}  // namespace kopt::campaign

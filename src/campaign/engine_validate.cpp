@@ -233,10 +233,7 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
       return toolFailure(err, "", "the current best no longer builds in its worktree; check the environment");
     }
     MeasurementRunner runner(*executor, options_.seedSource);
-    int k = 1;
-    for (const auto* e : s.roundEvents(round)) {
-      if (e->type == ev::kBenchFinished || e->type == ev::kRoundValidated) ++k;
-    }
+    int k = detail::measurementOrdinal(s, round);
     double done = 2;
     for (int stage = 0; stage < 2 && verdict.decision.empty(); ++stage) {
       const std::string tag = "r" + std::to_string(round) + "-validate-" + (full ? "full" : "quick") + "-" + std::to_string(k);
