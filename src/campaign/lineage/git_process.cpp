@@ -57,7 +57,11 @@ ssize_t writeNoSigpipe(int fd, const char* data, std::size_t size) {
   pthread_sigmask(SIG_BLOCK, &pipeSet, &oldSet);
   ssize_t n = ::write(fd, data, size);
   int saved = errno;
-  if (n < 0 && saved == EPIPE) {
+  // The kernel raises SIGPIPE even when the reader vanishes part way through a large write that
+  // then returns a short count, so look at what is pending rather than at the return value.
+  sigset_t pending;
+  sigemptyset(&pending);
+  if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
     timespec zero{0, 0};
     sigtimedwait(&pipeSet, nullptr, &zero);
   }
