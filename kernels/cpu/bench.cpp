@@ -404,6 +404,14 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
     }
   };
   constexpr int kOutRing = 4;  // outputs rotate too, and are NaN-poisoned before every call
+  // A stray worker may still write into an output after its call returned: once one is seen the
+  // outputs are never freed, so late writes land in live memory and this shape reports the FAIL
+  // instead of dying of heap corruption before it can say why. (The pool outlives every shape.)
+  auto keep_for_stray_workers = [&](std::vector<std::vector<float>>& buffers) {
+    static std::vector<std::vector<float>> kept;
+    if (stray_thread_calls == 0) return;
+    for (auto& b : buffers) kept.push_back(std::move(b));
+  };
 
   {
     const std::size_t slot = round_up16(mk) + round_up16(kn);
@@ -432,6 +440,7 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
     d.stop = sampler.stop;
     summarize(d, fwd_flops, &r.fwd_tflops, &r.fwd_std, &r.fwd_ms);
     r.directions.push_back(std::move(d));
+    keep_for_stray_workers(outs);
   }
   {
     const std::size_t slot = round_up16(mn) + round_up16(mk) + round_up16(kn);
@@ -466,6 +475,8 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
     d.stop = sampler.stop;
     summarize(d, bwd_flops, &r.bwd_tflops, &r.bwd_std, &r.bwd_ms);
     r.directions.push_back(std::move(d));
+    keep_for_stray_workers(das);
+    keep_for_stray_workers(dbs);
   }
 
   if (bad_calls > 0)
