@@ -21,14 +21,7 @@ namespace fs = std::filesystem;
 
 std::unique_ptr<exec::Executor> makeExecutorFor(const EngineOptions& options, const Manifest& manifest) {
   if (options.executorFactory) return options.executorFactory(manifest);
-  exec::ExecutorConfig config;
-  config.kind = manifest.executor.kind == ExecutorKind::Slurm ? exec::ExecutorKind::Slurm : exec::ExecutorKind::Local;
-  config.partition = manifest.executor.partition;
-  config.gres = manifest.executor.gres;
-  config.time = manifest.executor.time;
-  config.account = manifest.executor.account;
-  config.extraArgs = manifest.executor.extraArgs;
-  return exec::makeExecutor(config);
+  return exec::makeExecutor(manifest.executor);
 }
 
 bool inScope(const std::string& file, const std::string& scope) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exec/command_line.h"
+#include "exec/executor_config.h"
 
 namespace kopt::campaign {
 
@@ -68,12 +69,10 @@ struct GatePolicy {
   double familyAlpha = 0.05;
 };
 
-enum class ExecutorKind { Local, Slurm };
-struct ExecutorConfig {
-  ExecutorKind kind = ExecutorKind::Local;
-  std::string partition, gres, time, account;
-  std::vector<std::string> extraArgs;
-};
+// The manifest's `executor:` block is the exec layer's own config (one type, no copying field by
+// field): kind, partition, gres, time, account, extra_args, mode.
+using ExecutorKind = exec::ExecutorKind;
+using ExecutorConfig = exec::ExecutorConfig;
 
 struct Timeouts {
   int buildSeconds = 3600;

@@ -239,28 +239,35 @@ void readExecutor(Reader& r, const YAML::Node& root, Manifest& m) {
   YAML::Node n = root["executor"];
   if (isNull(n)) return;
   const std::string fix = "write executor: {kind: local} or {kind: slurm, partition: ..., gres: ...}";
-  if (n.IsScalar()) {
-    // Shorthand "executor: slurm".
-    std::string k = util::toLower(util::trim(n.Scalar()));
-    if (k == "local") m.executor.kind = ExecutorKind::Local;
-    else if (k == "slurm") m.executor.kind = ExecutorKind::Slurm;
-    else r.error("executor", "'" + k + "' is not one of local, slurm", fix);
+  // The exec layer's messages start with the field they are about ("executor.time: ...").
+  auto execProblem = [&](const std::string& problem, const std::string& howToFix) {
+    const auto colon = problem.find(": ");
+    if (colon == std::string::npos) r.error("executor", problem, howToFix);
+    else r.error(problem.substr(0, colon), problem.substr(colon + 2), howToFix);
+  };
+  auto setKind = [&](const std::string& text) {
+    auto kind = exec::parseExecutorKind(util::toLower(util::trim(text)));
+    if (auto* k = std::get_if<ExecutorKind>(&kind)) m.executor.kind = *k;
+    else execProblem(std::get<std::string>(kind), fix);
+  };
+  if (n.IsScalar()) {  // shorthand "executor: slurm"
+    setKind(n.Scalar());
     return;
   }
   if (!n.IsMap()) {
     r.error("executor", "must be a mapping", fix);
     return;
   }
-  if (auto k = r.str(n, "kind", "executor.kind", false, fix)) {
-    std::string kl = util::toLower(*k);
-    if (kl == "local") m.executor.kind = ExecutorKind::Local;
-    else if (kl == "slurm") m.executor.kind = ExecutorKind::Slurm;
-    else r.error("executor.kind", "'" + *k + "' is not one of local, slurm", fix);
-  }
+  if (auto k = r.str(n, "kind", "executor.kind", false, fix)) setKind(*k);
   m.executor.partition = r.str(n, "partition", "executor.partition", false, fix).value_or("");
   m.executor.gres = r.str(n, "gres", "executor.gres", false, fix).value_or("");
   m.executor.time = r.str(n, "time", "executor.time", false, fix).value_or("");
   m.executor.account = r.str(n, "account", "executor.account", false, fix).value_or("");
+  if (auto mode = r.str(n, "mode", "executor.mode", false, "use srun, sbatch or auto")) {
+    auto parsed = exec::parseSlurmMode(util::toLower(util::trim(*mode)));
+    if (auto* v = std::get_if<exec::SlurmMode>(&parsed)) m.executor.mode = *v;
+    else execProblem(std::get<std::string>(parsed), "use srun, sbatch or auto");
+  }
   if (n["extra_args"].IsDefined() && n["extra_args"].IsScalar()) {
     auto parsed = exec::parseCommandLine(n["extra_args"].Scalar());
     if (auto* cmd = std::get_if<exec::ParsedCommand>(&parsed)) {
@@ -273,6 +280,17 @@ void readExecutor(Reader& r, const YAML::Node& root, Manifest& m) {
                                    "give extra_args as a YAML list of words")) {
     m.executor.extraArgs = *list;
   }
+  static const std::set<std::string> keys = {"kind", "partition", "gres", "time", "account", "extra_args", "mode"};
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    if (!keys.count(key)) {
+      r.error("executor." + key, "is not an executor setting",
+              "use kind, partition, gres, time, account, extra_args or mode");
+    }
+  }
+  // The exec layer's own checks (a Slurm time that is not one, a partition with a space, ...)
+  // at DEFINE_TARGET, not at the first srun; its message already starts with the field.
+  if (auto problem = exec::validate(m.executor)) execProblem(*problem, fix);
 }
 
 void readTimeouts(Reader& r, const YAML::Node& root, Manifest& m) {

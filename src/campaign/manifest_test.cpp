@@ -210,6 +210,7 @@ TEST_CASE("kopt's own settings parse: custom schema, gate, slurm executor, timeo
   CHECK((m.executor.kind == ExecutorKind::Slurm));
   CHECK(m.executor.gres == "gpu:1");
   CHECK(m.executor.extraArgs == std::vector<std::string>{"--exclusive", "--qos", "high"});
+  CHECK((m.executor.mode == kopt::exec::SlurmMode::Auto));  // the default: sbatch for long runs
   CHECK(m.timeouts.buildSeconds == 1800);
   CHECK(m.timeouts.testSeconds == 600);
   CHECK(m.timeouts.hangSeconds == 900);
@@ -282,4 +283,20 @@ TEST_CASE("validateManifest catches a manifest built in code") {
   CHECK(hasError(errs, "test_command"));
   m.maxIterations = 200;
   CHECK(hasError(validateManifest(m), "max_iterations"));
+}
+
+TEST_CASE("executor.mode picks srun or sbatch, and survives the manifest's round trip") {
+  Manifest m = parseOk(with("executor", "{kind: slurm, partition: debug, mode: SBATCH}"));
+  CHECK((m.executor.mode == kopt::exec::SlurmMode::Sbatch));
+  Manifest back = parseOk(toYaml(m));
+  CHECK((back.executor.mode == kopt::exec::SlurmMode::Sbatch));
+  CHECK(back.executor.partition == "debug");
+}
+
+TEST_CASE("a bad executor block names the field and the fix before any job runs") {
+  CHECK(hasError(parseErr(with("executor", "{kind: slurm, mode: salloc}")), "executor.mode", "srun, sbatch or auto"));
+  CHECK(hasError(parseErr(with("executor", "{kind: slurm, time: soon}")), "executor.time", "Slurm time"));
+  CHECK(hasError(parseErr(with("executor", "{kind: slurm, partition: 'a b'}")), "executor.partition"));
+  CHECK(hasError(parseErr(with("executor", "{kind: slurm, qos: high}")), "executor.qos", "not an executor setting"));
+  CHECK(hasError(parseErr(with("executor", "kubernetes")), "executor.kind", "local or slurm"));
 }

@@ -83,13 +83,15 @@ std::string toYaml(const Manifest& m) {
   e << YAML::EndMap;
 
   e << YAML::Key << "executor" << YAML::Value << YAML::BeginMap;
-  e << YAML::Key << "kind" << YAML::Value
-    << (m.executor.kind == ExecutorKind::Local ? "local" : "slurm");
+  e << YAML::Key << "kind" << YAML::Value << exec::toString(m.executor.kind);
   str(e, "partition", m.executor.partition);
   str(e, "gres", m.executor.gres);
   str(e, "time", m.executor.time);
   str(e, "account", m.executor.account);
   list(e, "extra_args", m.executor.extraArgs);
+  if (m.executor.kind == ExecutorKind::Slurm) {
+    e << YAML::Key << "mode" << YAML::Value << exec::toString(m.executor.mode);
+  }
   e << YAML::EndMap;
 
   e << YAML::Key << "timeouts" << YAML::Value << YAML::BeginMap;
