@@ -145,6 +145,11 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
     s.clearStep();
     return toolFailure("run_baseline was cancelled; nothing was recorded", "", "call run_baseline again");
   }
+  if (!runner.lostRun().empty()) {
+    detail::discardMeasurement(s, 1, tag);
+    s.clearStep();
+    return detail::lostRunFailure("run_baseline", runner.lostRun());
+  }
   detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tag + ".json"), tag, "", true, runs);
   const std::vector<std::string> wanted = m.targetShapes.all ? std::vector<std::string>{} : m.targetShapes.labels;
   // The shape set is the first run's (or the manifest's list); every other run must match it.
@@ -223,10 +228,11 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
     MeasurementPlan quick = detail::planFor(s, false, s.paths.bestWorktree, rp.artifacts / "runs", quickTag);
     quick.shapes = representative;
     auto q = runner.run(quick, 0, 1, ctx, total - 2, total);
-    if (ctx.cancel.cancelled()) {
+    if (ctx.cancel.cancelled() || !runner.lostRun().empty()) {
       detail::discardMeasurement(s, 1, tag);
       detail::discardMeasurement(s, 1, quickTag);
       s.clearStep();
+      if (!runner.lostRun().empty()) return detail::lostRunFailure("run_baseline", runner.lostRun());
       return toolFailure("run_baseline was cancelled; nothing was recorded", "", "call run_baseline again");
     }
     AssembledRuns qa = assemble(q, header, representative);

@@ -249,6 +249,11 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
     s.clearStep();
     return toolFailure("final_acceptance was cancelled; nothing was recorded");
   }
+  if (!runner.lostRun().empty()) {
+    detail::discardMeasurement(dir, tag);
+    s.clearStep();
+    return detail::lostRunFailure("final_acceptance", runner.lostRun());
+  }
   detail::writeMeasurementIndex(dir / ("measurement-" + tag + ".json"), tag, "", true, runs);
   AssembledRuns assembled = assemble(runs, detail::frozenHeader(s), detail::expectedLabels(s, true));
   measure::GateInput input;

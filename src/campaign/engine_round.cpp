@@ -247,6 +247,10 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
     s.clearStep();
     return toolFailure(std::string(build ? "rebuild_kernel" : "run_tests") + " was cancelled; nothing was recorded");
   }
+  if (r.outcome == exec::Outcome::Lost) {  // the node died: says nothing about the kernel
+    s.clearStep();
+    return detail::lostRunFailure(build ? "rebuild_kernel" : "run_tests", r.error);
+  }
   s.checkpoint(build ? "build:after-run" : "tests:after-run");
   s.record(build ? ev::kBuildFinished : ev::kTestsFinished, round,
            json{{"ok", r.ok()},
@@ -305,6 +309,11 @@ Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const 
     detail::discardMeasurement(s, round, tag);
     s.clearStep();
     return toolFailure("run_quick_bench was cancelled; its partial runs were discarded");
+  }
+  if (!runner.lostRun().empty()) {
+    detail::discardMeasurement(s, round, tag);
+    s.clearStep();
+    return detail::lostRunFailure("run_quick_bench", runner.lostRun());
   }
   detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tag + ".json"), tag, fingerprint, q.full, runs);
   detail::publishBenchmarkCsv(runs, rp);

@@ -17,6 +17,10 @@ namespace kopt::campaign::detail {
 
 std::unique_ptr<exec::Executor> makeExecutorFor(const EngineOptions& options, const Manifest& manifest);
 
+// The failure of a step whose command the infrastructure lost (a Slurm node that died): it says
+// nothing about the kernel, so nothing of it is recorded and the agent is told to run it again.
+ToolFailure lostRunFailure(const std::string& tool, const std::string& what);
+
 // Files (tracked, and untracked not ignored) under `paths` in the repository, repo-relative,
 // sorted; `.kopt/` excluded.
 std::vector<std::string> listScopeFiles(const std::filesystem::path& repo, const std::vector<std::string>& paths);

@@ -365,3 +365,75 @@ TEST_CASE("engine: after a crash mid-measurement the next one takes a new tag an
 }
 
 }  // namespace kopt::campaign
+
+namespace kopt::campaign {
+namespace {
+
+// The local executor, except that bench runs after the first `keep` are lost the way a Slurm job
+// is when its node dies (exec::Outcome::Lost) while `losing` is set.
+class NodeLossExecutor final : public exec::Executor {
+ public:
+  NodeLossExecutor(std::shared_ptr<bool> losing, std::shared_ptr<int> keep)
+      : local_(exec::makeLocalExecutor()), losing_(std::move(losing)), keep_(std::move(keep)) {}
+  std::string name() const override { return "node-loss"; }
+  exec::RunResult run(const exec::CommandSpec& spec, const exec::RunObserver& observer) override {
+    const bool bench = util::join(spec.argv, " ").find("bench.py") != std::string::npos;
+    if (bench && *losing_ && (*keep_)-- <= 0) {
+      exec::RunResult lost;
+      lost.outcome = exec::Outcome::Lost;
+      lost.error = "node n1 stopped answering: the job is lost, not measured";
+      return lost;
+    }
+    return local_->run(spec, observer);
+  }
+
+ private:
+  std::unique_ptr<exec::Executor> local_;
+  std::shared_ptr<bool> losing_;
+  std::shared_ptr<int> keep_;
+};
+
+int countEvents(const std::string& dir, const std::string& type) {
+  int n = 0;
+  for (const auto& line : util::split(readText(fs::path(dir) / "ledger.jsonl"), '\n')) {
+    n += line.find("\"type\":\"" + type + "\"") != std::string::npos;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("engine: a bench run lost by the cluster is an error and records nothing; the retry measures") {
+  FakeWorkspace ws;
+  auto losing = std::make_shared<bool>(false);
+  auto keep = std::make_shared<int>(0);
+  EngineOptions options = ws.options();
+  options.executorFactory = [=](const Manifest&) { return std::make_unique<NodeLossExecutor>(losing, keep); };
+  CampaignEngine engine(options);
+  const std::string dir = startCampaign(ws, engine);
+  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  ws.setConfig("speed=120\n");
+  const int benchesBefore = countEvents(dir, "bench_finished");
+
+  *losing = true;
+  *keep = 3;  // pair 1 and the candidate of pair 2 run; pair 2's best run is lost
+  auto lost = engine.runQuickBench({dir, false, 3}, {});
+  REQUIRE_FALSE(lost.ok());
+  CHECK(lost.errorText().find("lost by the cluster") != std::string::npos);
+  CHECK(lost.errorText().find("node n1") != std::string::npos);
+  CHECK(countEvents(dir, "bench_finished") == benchesBefore);
+  CHECK(engine.campaignStatus(dir).value().pendingStep.empty());
+  // validate_round stops the same way, and its verdict is not written.
+  *keep = 0;
+  auto notValidated = engine.validateRound({dir, false}, {});
+  REQUIRE_FALSE(notValidated.ok());
+  CHECK(notValidated.errorText().find("lost by the cluster") != std::string::npos);
+  CHECK(countEvents(dir, "round_validated") == 0);
+
+  *losing = false;
+  auto measured = engine.runQuickBench({dir, false, 3}, {});
+  REQUIRE_MESSAGE(measured.ok(), measured.errorText());
+  CHECK(countEvents(dir, "bench_finished") == benchesBefore + 1);
+}
+
+}  // namespace kopt::campaign

@@ -265,7 +265,7 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
         pairs = std::move(fresh);
       }
       s.checkpoint("validate:after-pairs");
-      while (!ctx.cancel.cancelled()) {
+      while (!ctx.cancel.cancelled() && runner.lostRun().empty()) {
         detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tags.back() + ".json"), tags.back(), fingerprint,
                                       full, pairs);
         assembled = assemble(pairs, detail::frozenHeader(s), detail::expectedLabels(s, full));
@@ -312,6 +312,11 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
         for (const auto& t : tags) detail::discardMeasurement(s, round, t);
         s.clearStep();
         return toolFailure("validate_round was cancelled; its partial runs were discarded");
+      }
+      if (!runner.lostRun().empty()) {
+        for (const auto& t : tags) detail::discardMeasurement(s, round, t);
+        s.clearStep();
+        return detail::lostRunFailure("validate_round", runner.lostRun());
       }
       // Schema and shape set are hard errors that name the difference.
       if (assembled.schemaDrift || assembled.shapeSetDrift) {

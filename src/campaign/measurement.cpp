@@ -241,8 +241,9 @@ std::vector<PairRun> MeasurementRunner::run(const MeasurementPlan& plan, int fir
                                             double progressBase, double progressTotal) {
   std::vector<PairRun> out;
   double done = progressBase;
+  lostRun_.clear();
   for (int i = first; i < first + count; ++i) {
-    if (ctx.cancel.cancelled()) break;
+    if (ctx.cancel.cancelled() || !lostRun_.empty()) break;
     PairRun pair;
     pair.index = i;
     pair.seed = seeds_();
@@ -252,12 +253,14 @@ std::vector<PairRun> MeasurementRunner::run(const MeasurementPlan& plan, int fir
       const bool candidate = (k == 0) == pair.candidateFirst;
       ArmRun arm = runArm(plan, candidate ? "candidate" : "best", i, pair.seed, ctx, done, progressTotal,
                           label + " " + (candidate ? "candidate" : "best"));
+      const bool lost = arm.outcome == exec::toString(exec::Outcome::Lost);
+      if (lost) lostRun_ = label + " " + arm.arm + ": " + arm.error;
       (candidate ? pair.candidate : pair.best) = std::move(arm);
       done += 1;
       ctx.report(done, progressTotal, label + ": " + (candidate ? "candidate" : "best") + " run finished");
-      if (ctx.cancel.cancelled()) break;
+      if (ctx.cancel.cancelled() || lost) break;
     }
-    if (ctx.cancel.cancelled()) break;
+    if (ctx.cancel.cancelled() || !lostRun_.empty()) break;
     out.push_back(std::move(pair));
   }
   return out;

@@ -67,8 +67,12 @@ class MeasurementRunner {
   MeasurementRunner(exec::Executor& executor, std::function<std::uint64_t()> seeds);
   // Runs pairs first .. first+count-1. Stops early when cancelled (the unfinished pair is
   // dropped). `progressBase` = runs already done in this call, `progressTotal` = runs planned.
+  // Also stops at a run the infrastructure lost (a Slurm node that died): its pair is dropped and
+  // lostRun() says why, so the caller discards the whole measurement instead of gating on it.
   std::vector<PairRun> run(const MeasurementPlan& plan, int first, int count, const CallContext& ctx,
                            double progressBase, double progressTotal);
+  // Why the last run() stopped on a lost run; empty when none was lost.
+  const std::string& lostRun() const { return lostRun_; }
 
  private:
   ArmRun runArm(const MeasurementPlan& plan, const std::string& arm, int pair, std::uint64_t seed,
@@ -76,6 +80,7 @@ class MeasurementRunner {
   exec::Executor& executor_;
   std::function<std::uint64_t()> seeds_;
   double typicalRunSeconds_ = 5.0;
+  std::string lostRun_;
 };
 
 // Reads an ArmRun's files again (restart / reuse of an earlier measurement).
