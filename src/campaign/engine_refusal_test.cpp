@@ -131,6 +131,27 @@ TEST_CASE("refusal: a config-only round may have an empty diff") {
   CHECK(v.value().decision == "ROLLBACK");  // no change, not shown better
 }
 
+TEST_CASE("refusal: a config-only round that changes two settings (one hypothesis per round)") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = toBaseline(engine);
+  auto h = hypothesis(dir);
+  h.hypothesis.configOnly = true;
+  REQUIRE(engine.beginRound(h).ok());
+  ws.setConfig("speed=120\nnoise=0.001\n");
+  const Refusal& r = refusalOf(engine.validateRound({dir, false}, {}));
+  CHECK(testing::name(r.code) == "too_many_changes");
+  REQUIRE(r.details.size() == 2);
+  CHECK(r.details[0].find("kernel/config.ini: speed") == 0);
+  CHECK(r.details[1].find("kernel/config.ini: noise added") == 0);
+  CHECK(r.toolToCall.find("split into two rounds") != std::string::npos);
+  // One setting is one hypothesis: measured.
+  ws.setConfig("speed=120\n");
+  auto v = engine.validateRound({dir, false}, {});
+  REQUIRE_MESSAGE(v.ok(), v.errorText());
+  CHECK(v.value().decision.rfind("ACCEPT", 0) == 0);  // +20%: ACCEPT or ACCEPT_WITH_NOTE
+}
+
 TEST_CASE("refusal: a frozen harness edited behind kopt's back") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());

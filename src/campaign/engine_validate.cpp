@@ -13,6 +13,7 @@
 #include "campaign/engine_steps.h"
 #include "campaign/engine_support.h"
 #include "campaign/lineage/git_repo.h"
+#include "campaign/settings_diff.h"
 #include "device/peak_table.h"
 #include "measure/plausibility.h"
 #include "util/atomic_file.h"
@@ -43,6 +44,20 @@ std::vector<FrozenDifference> verifyFrozen(const Session& s) {
 }  // namespace detail
 
 namespace {
+
+// "gemm_config.h: GEMM_TILE_M 64 -> 48", one line per setting the candidate changes (settings_diff.h).
+std::vector<std::string> changedSettings(const lineage::GitRepo& repo, const std::string& head,
+                                         const std::vector<lineage::ChangedPath>& changed) {
+  std::vector<std::string> out;
+  for (const auto& c : changed) {
+    const std::string before = repo.fileAt(head, c.path).value_or("");
+    const std::string after = c.kind == lineage::ChangeKind::Deleted ? "" : util::readFileIfExists(repo.topLevel() / c.path).value_or("");
+    for (const auto& change : diffSettings(before, after, settingSyntaxFor(c.path)).counted) {
+      out.push_back(c.path + ": " + change.describe());
+    }
+  }
+  return out;
+}
 
 std::optional<double> peakFor(const Manifest& m, const measure::PrimaryMetric& metric) {
   const auto lookup = device::lookupPeak("", m.targetGpu);
@@ -160,6 +175,26 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
   }
   result.checks.push_back(changed.empty() ? "config-only round, no file changes"
                                           : std::to_string(changed.size()) + " changed file(s), all declared");
+  // 3b. One hypothesis per round: a config-only round changes exactly one setting.
+  if (open.configOnly && !changed.empty()) {
+    std::vector<std::string> settings;
+    try {
+      settings = changedSettings(repo, open.lineageHead, changed);
+    } catch (const std::exception& e) {
+      return toolFailure(std::string("git: ") + e.what());
+    }
+    if (settings.size() > 1) {
+      Refusal r = s.refuse(RefusalCode::TooManyChanges,
+                           "a config-only round changes one setting, and this candidate changes " +
+                               std::to_string(settings.size()) +
+                               " of them; with two changes in one round no measurement can say which one did what",
+                           "validate_round, after reverting all but one setting (one setting per round; split into "
+                           "two rounds)");
+      r.details = settings;
+      return r;
+    }
+    if (settings.size() == 1) result.checks.push_back("config-only round changes one setting: " + settings.front());
+  }
   const std::string fingerprint = detail::treeFingerprint(s.repo, detail::kernelScope(s));
   // 4. A final verdict on this exact tree stands: validating again would only re-roll the dice.
   for (const auto* e : s.roundEvents(round)) {

@@ -26,6 +26,7 @@ const char* toString(RefusalCode code) {
     case RefusalCode::AuditRequired: return "audit_required";
     case RefusalCode::TerminationNotChecked: return "termination_not_checked";
     case RefusalCode::BaselineBroken: return "baseline_broken";
+    case RefusalCode::TooManyChanges: return "too_many_changes";
   }
   return "unknown";
 }

@@ -40,6 +40,7 @@ enum class RefusalCode {
   AuditRequired,         // a plausibility flag needs a human's confirmation before ACCEPT
   TerminationNotChecked, // final_acceptance before termination_check said stop
   BaselineBroken,        // the unmodified kernel does not build, pass its tests or its checks
+  TooManyChanges,        // a config-only round changes more than one setting (one hypothesis per round)
 };
 const char* toString(RefusalCode code);  // snake_case: "wrong_phase", ...
 
