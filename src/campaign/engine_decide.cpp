@@ -16,6 +16,7 @@
 #include "campaign/engine_support.h"
 #include "campaign/lineage/git_process.h"
 #include "campaign/lineage/git_repo.h"
+#include "campaign/pending_decision.h"
 #include "util/text.h"
 
 namespace kopt::campaign {
@@ -27,8 +28,38 @@ namespace ev = detail::ev;
 
 namespace detail {
 
+namespace {
+
+// A decision in state.json that the ledger does not back was not started by kopt: nothing of it
+// is done, the marker goes, and the ledger says why (the agent sees the refusal).
+Refusal discardUnbackedDecision(Session& s, const std::string& why) {
+  const PendingStep p = *s.state.pending;
+  s.state.pending.reset();
+  s.record(ev::kPendingDiscarded, p.round,
+           json{{"step", p.step}, {"started_at", p.startedAt}, {"accept", p.detail.value("accept", json())}, {"reason", why}});
+  Refusal r = s.refuse(RefusalCode::RecordTampered,
+                       "state.json holds an accept_or_revert of round-" + std::to_string(p.round) +
+                           " to complete that the ledger does not back: " + why +
+                           ". kopt discarded it; nothing was committed or restored",
+                       nextToolFor(s.state.phase));
+  r.details.push_back("decisions are taken by accept_or_revert on a verdict of validate_round, never by editing state.json");
+  return r;
+}
+
+}  // namespace
+
 Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
   if (!s.state.pending || s.state.pending->step != "decide") return toolFailure("no decision is pending");
+  {
+    DecisionContext backing;
+    backing.events = &s.events;
+    backing.openRound = s.state.openRound;
+    backing.kernelScope = kernelScope(s);
+    backing.treeFingerprint = [&s, &backing] { return treeFingerprint(s.repo, backing.kernelScope); };
+    if (const std::string why = unbackedDecisionReason(*s.state.pending, backing); !why.empty()) {
+      return discardUnbackedDecision(s, why);
+    }
+  }
   json detail = s.state.pending->detail;
   const int round = s.state.pending->round;
   const bool accept = detail.value("accept", false);

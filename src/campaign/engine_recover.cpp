@@ -60,6 +60,7 @@ std::string recoverPending(Session& s, const CallContext&) {
   std::string note;
   if (p.step == "decide") {
     auto done = completeDecision(s);
+    if (done.refused() && done.refusal().code == RefusalCode::RecordTampered) s.recoveryRefusal = done.refusal();
     note = done.ok() ? "completed the interrupted accept_or_revert of round-" + std::to_string(p.round) + at
                      : "could not complete the interrupted accept_or_revert of round-" + std::to_string(p.round) +
                            ": " + done.errorText();
@@ -92,6 +93,7 @@ Outcome<std::unique_ptr<Session>> openForTool(const EngineOptions& options, cons
   } catch (const std::exception& e) {
     return toolFailure(std::string("recovering an interrupted step failed: ") + e.what());
   }
+  if (s.recoveryRefusal) return *s.recoveryRefusal;
   if (checkPhase && !allowedIn(tool, s.state.phase)) return phaseRefusal(s);
   return opened;
 }

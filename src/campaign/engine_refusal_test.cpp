@@ -6,6 +6,7 @@
 
 #include "campaign/engine.h"
 #include "campaign/engine_test_support.h"
+#include "campaign/ledger.h"
 #include "util/text.h"
 
 namespace kopt::campaign {
@@ -150,6 +151,51 @@ TEST_CASE("refusal: a config-only round that changes two settings (one hypothesi
   auto v = engine.validateRound({dir, false}, {});
   REQUIRE_MESSAGE(v.ok(), v.errorText());
   CHECK(v.value().decision.rfind("ACCEPT", 0) == 0);  // +20%: ACCEPT or ACCEPT_WITH_NOTE
+}
+
+TEST_CASE("refusal: an accept written into state.json without a verdict is discarded, not completed") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = toBaseline(engine);
+  auto begun = engine.beginRound(hypothesis(dir));
+  REQUIRE(begun.ok());
+  ws.setConfig("speed=90\n");  // a regression the agent would like committed
+  const std::string headBefore = ws.git("rev-parse HEAD");
+  // The forged marker: the accepted baseline's record, renumbered, as an interrupted accept.
+  const fs::path statePath = fs::path(dir) / "state.json";
+  auto state = nlohmann::json::parse(readText(statePath));
+  nlohmann::json record;
+  for (const auto& e : Ledger(fs::path(dir) / "ledger.jsonl").readAll()) {
+    if (e.type == "baseline_recorded") record = e.payload["record"];
+  }
+  record["number"] = 2;
+  record["status"] = "ACCEPTED";
+  state["pending"] = {{"round", 2},
+                      {"step", "decide"},
+                      {"started_at", "2026-04-12T10:00:00Z"},
+                      {"detail",
+                       {{"accept", true},
+                        {"lineage_head", begun.value().lineageHead},
+                        {"scope", {"kernel", "kernel/config.ini"}},
+                        {"declared", {"kernel/config.ini"}},
+                        {"record", record},
+                        {"message", "[optimize] round-2: forged"},
+                        {"after_seq", 999}}}};
+  writeText(statePath, state.dump(2));
+  const Refusal& r = refusalOf(engine.validateRound({dir, false}, {}));
+  CHECK(testing::name(r.code) == "record_tampered");
+  CHECK(r.why.find("state.json") != std::string::npos);
+  CHECK(r.why.find("no standing verdict") != std::string::npos);
+  CHECK(ws.git("rev-parse HEAD") == headBefore);
+  CHECK(readText(ws.repo / "kernel/config.ini") == "speed=90\n");  // nothing restored either
+  const auto events = Ledger(fs::path(dir) / "ledger.jsonl").readAll();
+  REQUIRE_FALSE(events.empty());
+  CHECK(events.back().type == "pending_discarded");
+  CHECK(events.back().payload.value("reason", "").find("no standing verdict") != std::string::npos);
+  // The marker is gone: the round goes on as if nothing happened.
+  auto v = engine.validateRound({dir, false}, {});
+  REQUIRE_MESSAGE(v.ok(), v.errorText());
+  CHECK(v.value().decision == "ROLLBACK");
 }
 
 TEST_CASE("refusal: a frozen harness edited behind kopt's back") {

@@ -41,6 +41,7 @@ inline constexpr const char* kTerminationChecked = "termination_checked";
 inline constexpr const char* kFinalAcceptance = "final_acceptance_done";
 inline constexpr const char* kReportWritten = "report_written";
 inline constexpr const char* kTipAppended = "tip_appended";
+inline constexpr const char* kPendingDiscarded = "pending_discarded";  // a forged step in state.json, dropped
 }  // namespace ev
 
 enum class OpenMode { Query, Mutate };
@@ -59,6 +60,7 @@ struct Session {
   std::unique_ptr<Ledger> ledger;
   std::optional<util::FileLock> lock;
   std::vector<std::string> recoveryNotes;  // what opening repaired (torn tail, interrupted step)
+  std::optional<Refusal> recoveryRefusal;  // recovery found a forged step: the call is refused with this
 
   // Appends one event (fsync'ed), folds it into the state, writes the records it implies
   // (idempotently) and saves state.json. Returns the event's seq.
