@@ -7,6 +7,7 @@
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_steps.h"
 #include "campaign/engine_support.h"
+#include "campaign/record_renderings.h"
 #include "campaign/records/trend_table.h"
 #include "campaign/tips_store.h"
 #include "util/atomic_file.h"
@@ -93,6 +94,15 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
   if (!s.state.frozen.empty()) {
     for (const auto& d : detail::verifyFrozen(s)) st.problems.push_back(d.message);
     if (!st.problems.empty()) st.integrity = "frozen files changed since BASELINE (validate_round will refuse)";
+  }
+  // Records edited behind kopt's back (not while a live call is writing them).
+  if (auto records = detail::checkRenderings(s, false, s.recordsSeq);
+      !records.differing.empty() && util::FileLock::tryAcquire(s.paths.lock)) {
+    const bool one = records.differing.size() == 1;
+    st.integrity = "record_tampered: " + util::join(records.differing, ", ") + (one ? " differs" : " differ") +
+                   " from what kopt renders from its ledger (the next state-changing call restores " +
+                   (one ? "it" : "them") + " and is refused)";
+    for (const auto& f : records.differing) st.problems.push_back(f + " was edited behind kopt's back");
   }
   if (s.state.pending) {
     st.pendingStep = s.state.pending->step + " (round-" + std::to_string(s.state.pending->round) + ")";

@@ -3,8 +3,10 @@
 #include <system_error>
 
 #include "campaign/path_guard.h"
+#include "campaign/record_renderings.h"
 #include "util/atomic_file.h"
 #include "util/sha256.h"
+#include "util/text.h"
 
 namespace kopt::campaign::detail {
 
@@ -327,7 +329,19 @@ Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, cons
       if (e.seq > savedSeq) writeEventRecords(*s, e);
     }
     if (savedSeq != s->state.ledgerSeq || !store.exists()) s->saveState();
+    // The records are renderings of the ledger: one that differs was edited behind kopt's back.
+    const RenderingCheck check = checkRenderings(*s, true);
+    if (!check.differing.empty()) {
+      Refusal r = s->refuse(RefusalCode::RecordTampered,
+                            util::join(check.differing, ", ") +
+                                " differed from what kopt renders from its ledger: edited behind kopt's back. kopt "
+                                "restored the recorded content; the records say what the ledger says, nothing else",
+                            std::string(toolName(tool)) + " again (the restored records change nothing of the campaign)");
+      for (const auto& f : check.restored) r.details.push_back(f + ": restored from the ledger");
+      return r;
+    }
   }
+  s->recordsSeq = savedSeq;
   return s;
 }
 

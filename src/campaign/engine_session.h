@@ -61,6 +61,7 @@ struct Session {
   std::optional<util::FileLock> lock;
   std::vector<std::string> recoveryNotes;  // what opening repaired (torn tail, interrupted step)
   std::optional<Refusal> recoveryRefusal;  // recovery found a forged step: the call is refused with this
+  std::uint64_t recordsSeq = 0;  // the last event whose records state.json says were written
 
   // Appends one event (fsync'ed), folds it into the state, writes the records it implies
   // (idempotently) and saves state.json. Returns the event's seq.
