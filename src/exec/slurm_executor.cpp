@@ -168,6 +168,19 @@ class JobWatch {
              "' offers; lower executor.gres / executor.extra_args or choose another executor.partition";
       return Verdict::Refused;
     }
+    // Waiting on nodes that are down (the node died between two jobs of a measurement): after
+    // the same grace as a node that stops answering, the command is lost; it never started.
+    if (e.state == JobState::Pending && slurm::isNodesDownReason(e.reason)) {
+      const auto now = Clock::now();
+      if (!waitingOnDownNodesSince_) waitingOnDownNodesSince_ = now;
+      if (now - *waitingOnDownNodesSince_ >= config_.nodeLostAfter) {
+        why_ = "Slurm job " + e.jobId + " waited " + durationText(config_.nodeLostAfter) +
+               " for nodes that are down (Reason=" + e.reason + "); nothing ran, the command is lost, not measured";
+        return Verdict::Lost;
+      }
+      return Verdict::Continue;
+    }
+    waitingOnDownNodesSince_.reset();
     const bool onNode = e.state == JobState::Running || e.state == JobState::Completing ||
                         e.state == JobState::Suspended || e.state == JobState::Configuring;
     if (!onNode || e.nodes.empty()) {
@@ -200,6 +213,7 @@ class JobWatch {
   const SlurmCli& cli_;
   const ExecutorConfig& config_;
   std::optional<Clock::time_point> notRespondingSince_;
+  std::optional<Clock::time_point> waitingOnDownNodesSince_;
   std::string why_;
 };
 

@@ -146,6 +146,11 @@ std::optional<JobInfo> parseJobInfo(const std::string& line) {
   return info;
 }
 
+bool isNodesDownReason(const std::string& reason) {
+  return reason.rfind("ReqNodeNotAvail", 0) == 0 || reason.rfind("Nodes required for job are DOWN", 0) == 0 ||
+         reason.rfind("Nodes_required_for_job_are_DOWN", 0) == 0;
+}
+
 bool isImpossibleReason(const std::string& reason) {
   static const char* const kNever[] = {
       "PartitionConfig", "PartitionNodeLimit", "PartitionTimeLimit", "BadConstraints",

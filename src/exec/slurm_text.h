@@ -44,6 +44,12 @@ std::optional<JobInfo> parseJobInfo(const std::string& scontrolOneLine);
 // EnforcePartLimits keep such jobs pending forever instead of refusing them at submit.
 bool isImpossibleReason(const std::string& reason);
 
+// A pending reason that means "the nodes this job needs are DOWN or DRAINED": squeue's %r shows
+// "ReqNodeNotAvail, ..." or, in newer Slurm, "Nodes required for job are DOWN, DRAINED or
+// reserved ..." (scontrol: Nodes_required_for_job_are_DOWN,...). Such a job waits until an
+// administrator brings a node back, which may be never.
+bool isNodesDownReason(const std::string& reason);
+
 // `sinfo -h -n NODE -o %t` for one node: "idle", "alloc*", "down*", "mix", "drain" ...
 struct NodeHealth {
   bool notResponding = false;  // the trailing '*': slurmctld's pings go unanswered

@@ -56,6 +56,13 @@ TEST_CASE("impossible pending reasons are told apart from waiting") {
   CHECK(isImpossibleReason("PartitionConfig"));
   CHECK(isImpossibleReason("BadConstraints"));
   CHECK_FALSE(isImpossibleReason("Resources"));
+  // Waiting on dead nodes is a different thing: it may end when a node comes back.
+  CHECK_FALSE(isImpossibleReason("Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"));
+  CHECK(isNodesDownReason("Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"));
+  CHECK(isNodesDownReason("ReqNodeNotAvail, UnavailableNodes:n1"));
+  CHECK(isNodesDownReason("Nodes_required_for_job_are_DOWN,_DRAINED_or_reserved_for_jobs_in_higher_priority_partitions"));
+  CHECK_FALSE(isNodesDownReason("Resources"));
+  CHECK_FALSE(isNodesDownReason("Priority"));
   CHECK_FALSE(isImpossibleReason("Priority"));
   CHECK_FALSE(isImpossibleReason("None"));
 }
