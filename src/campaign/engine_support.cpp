@@ -241,6 +241,15 @@ MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestT
   plan.metric = measureMetric(m);
   plan.schemaKind = measureSchemaKind(m);
   plan.custom = measureCustomSchema(m);
+  // A full measurement is sharded over the manifest's devices once the shape list is known (from
+  // the manifest, else frozen at BASELINE; the baseline's own first table is never sharded when
+  // target_shapes is `all`, since only that run tells which shapes there are).
+  if (full && m.executor.devices.size() > 1) {
+    if (plan.shapes.empty()) plan.shapes = expectedLabels(session, true);
+    plan.devices = m.executor.devices;
+    plan.binding = m.executor.kind == exec::ExecutorKind::Slurm ? exec::DeviceBinding::SchedulerAssigns
+                                                               : exec::DeviceBinding::VisibleDevicesEnv;
+  }
   return plan;
 }
 

@@ -437,3 +437,49 @@ TEST_CASE("engine: a bench run lost by the cluster is an error and records nothi
 }
 
 }  // namespace kopt::campaign
+
+namespace kopt::campaign {
+
+TEST_CASE("engine: a full measurement is sharded over executor.devices; each shape's A/B stays on one device") {
+  FakeWorkspace ws;
+  testing::writeText(ws.repo / "manifest.yaml",
+                     readText(ws.repo / "manifest.yaml") + "executor: {kind: local, devices: [g0, g1]}\n");
+  CampaignEngine engine(ws.options());
+  const std::string dir = startCampaign(ws, engine);
+  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  ws.setConfig("speed=120\n");
+  auto full = engine.runQuickBench({dir, true, 2}, {});
+  REQUIRE_MESSAGE(full.ok(), full.errorText());
+  CHECK(full.value().shapes.size() == 4);
+
+  const fs::path runs = fs::path(dir) / "rounds/round-2/artifacts/runs";
+  auto labels = [](const fs::path& csv) {
+    std::vector<std::string> out;
+    for (const auto& line : util::splitLines(readText(csv))) {
+      if (!line.empty() && line.rfind("label,", 0) != 0) out.push_back(line.substr(0, line.find(',')));
+    }
+    return out;
+  };
+  for (const char* pair : {"p0", "p1"}) {
+    CAPTURE(pair);
+    const std::string stem = std::string("r2-full-1-") + pair;
+    // Round-robin over the baseline's shape order, the same split for both arms.
+    for (const char* arm : {"-candidate", "-best"}) {
+      CHECK(labels(runs / (stem + arm + ".shards/shard-0.csv")) == std::vector<std::string>{"s1", "s3"});
+      CHECK(labels(runs / (stem + arm + ".shards/shard-1.csv")) == std::vector<std::string>{"s2", "s4"});
+      // The merged table is the unsharded one's: every shape, in the baseline's order.
+      CHECK(labels(runs / (stem + arm + ".csv")) == std::vector<std::string>{"s1", "s2", "s3", "s4"});
+    }
+  }
+  // The baseline (target_shapes: all) ran unsharded: only its first table tells the shapes.
+  int baselineTables = 0, baselineShards = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(dir) / "rounds/round-1/artifacts/runs")) {
+    const std::string name = e.path().filename().string();
+    baselineTables += name.size() > 4 && name.compare(name.size() - 4, 4, ".csv") == 0;
+    baselineShards += name.find(".shards") != std::string::npos;
+  }
+  CHECK(baselineTables > 0);
+  CHECK(baselineShards == 0);
+}
+
+}  // namespace kopt::campaign

@@ -280,12 +280,16 @@ void readExecutor(Reader& r, const YAML::Node& root, Manifest& m) {
                                    "give extra_args as a YAML list of words")) {
     m.executor.extraArgs = *list;
   }
-  static const std::set<std::string> keys = {"kind", "partition", "gres", "time", "account", "extra_args", "mode"};
+  if (auto devices = r.strList(n, "devices", "executor.devices", false,
+                               "give the device ids to shard a full validation over, e.g. [0, 1]")) {
+    m.executor.devices = *devices;
+  }
+  static const std::set<std::string> keys = {"kind", "partition", "gres", "time", "account", "extra_args", "mode", "devices"};
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
     if (!keys.count(key)) {
       r.error("executor." + key, "is not an executor setting",
-              "use kind, partition, gres, time, account, extra_args or mode");
+              "use kind, partition, gres, time, account, extra_args, mode or devices");
     }
   }
   // The exec layer's own checks (a Slurm time that is not one, a partition with a space, ...)

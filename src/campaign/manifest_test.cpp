@@ -293,6 +293,13 @@ TEST_CASE("executor.mode picks srun or sbatch, and survives the manifest's round
   CHECK(back.executor.partition == "debug");
 }
 
+TEST_CASE("executor.devices lists the ids a full validation is sharded over") {
+  Manifest m = parseOk(with("executor", "{kind: local, devices: [0, 1]}"));
+  CHECK(m.executor.devices == std::vector<std::string>{"0", "1"});
+  CHECK(parseOk(toYaml(m)).executor.devices == m.executor.devices);
+  CHECK(hasError(parseErr(with("executor", "{devices: [0, 0]}")), "executor.devices", "listed twice"));
+}
+
 TEST_CASE("a bad executor block names the field and the fix before any job runs") {
   CHECK(hasError(parseErr(with("executor", "{kind: slurm, mode: salloc}")), "executor.mode", "srun, sbatch or auto"));
   CHECK(hasError(parseErr(with("executor", "{kind: slurm, time: soon}")), "executor.time", "Slurm time"));

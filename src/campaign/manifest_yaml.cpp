@@ -92,6 +92,7 @@ std::string toYaml(const Manifest& m) {
   if (m.executor.kind == ExecutorKind::Slurm) {
     e << YAML::Key << "mode" << YAML::Value << exec::toString(m.executor.mode);
   }
+  list(e, "devices", m.executor.devices);
   e << YAML::EndMap;
 
   e << YAML::Key << "timeouts" << YAML::Value << YAML::BeginMap;

@@ -189,13 +189,16 @@ ArmRun MeasurementRunner::runArm(const MeasurementPlan& plan, const std::string&
   exec::CommandSpec spec;
   spec.argv = cmd.argv;
   spec.env = cmd.env;
-  spec.argv.insert(spec.argv.end(), {"--summary-csv", arm.csv.string(), "--samples", arm.samples.string()});
-  if (!plan.shapes.empty()) spec.argv.insert(spec.argv.end(), {"--shapes", util::join(plan.shapes, ",")});
-  spec.argv.insert(spec.argv.end(), {"--seed", std::to_string(seed)});
   spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
   spec.stdoutPath = arm.log;
   spec.timeout = plan.timeout;
   spec.hangAfter = plan.hangAfter;
+  const bool sharded = plan.devices.size() > 1 && !plan.shapes.empty();
+  if (!sharded) {  // runSharded appends these per shard
+    spec.argv.insert(spec.argv.end(), {"--summary-csv", arm.csv.string(), "--samples", arm.samples.string()});
+    if (!plan.shapes.empty()) spec.argv.insert(spec.argv.end(), {"--shapes", util::join(plan.shapes, ",")});
+    spec.argv.insert(spec.argv.end(), {"--seed", std::to_string(seed)});
+  }
 
   exec::RunObserver observer;
   observer.cancel = ctx.cancel;
@@ -211,7 +214,27 @@ ArmRun MeasurementRunner::runArm(const MeasurementPlan& plan, const std::string&
     ctx.report(progressAt + fraction, progressTotal, msg);
   };
   const auto start = fs::file_time_type::clock::now();
-  exec::RunResult result = executor_.run(spec, observer);
+  exec::RunResult result;
+  if (sharded) {
+    exec::ShardedRunSpec shards;
+    shards.base = spec;
+    shards.shapes = plan.shapes;
+    shards.devices = plan.devices;
+    shards.binding = plan.binding;
+    shards.seed = seed;
+    shards.summaryCsv = arm.csv;
+    shards.samples = arm.samples;
+    shards.workDir = plan.runsDir / (stem + ".shards");
+    const exec::ShardedRunResult r = exec::runSharded(executor_, shards, observer);
+    result = r.overall;
+    if (result.ok() && !r.error.empty()) {  // every shard ran, but the merge failed
+      result.outcome = exec::Outcome::Exited;
+      result.exitCode = 1;
+    }
+    if (!r.error.empty()) result.error = r.error;
+  } else {
+    result = executor_.run(spec, observer);
+  }
   arm.outcome = exec::toString(result.outcome);
   arm.exitCode = result.exitCode;
   arm.wallMs = result.wallTime.count();

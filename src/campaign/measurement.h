@@ -21,6 +21,7 @@
 #include "campaign/engine_types.h"
 #include "campaign/manifest.h"
 #include "exec/executor.h"
+#include "exec/shard.h"
 #include "measure/bench_table.h"
 #include "measure/statistics.h"
 #include "measure/samples_file.h"
@@ -60,6 +61,11 @@ struct MeasurementPlan {
   measure::PrimaryMetric metric;
   measure::SchemaKind schemaKind = measure::SchemaKind::Gemm;
   std::optional<measure::CustomSchema> custom;
+  // Two or more: each run is split by shape over these devices (exec::runSharded) and merged back
+  // into one table. The split depends only on `shapes` and `devices`, so a shape's candidate and
+  // best runs land on the same device: the A/B comparison never crosses devices.
+  std::vector<std::string> devices;
+  exec::DeviceBinding binding = exec::DeviceBinding::VisibleDevicesEnv;
 };
 
 class MeasurementRunner {

@@ -1,5 +1,6 @@
 #include "exec/executor.h"
 
+#include <algorithm>
 #include <regex>
 
 #include "exec/executor_config.h"
@@ -63,6 +64,16 @@ bool hasControlChar(const std::string& s) {
 }  // namespace
 
 std::optional<std::string> validate(const ExecutorConfig& config) {
+  std::vector<std::string> seen;
+  for (const auto& id : config.devices) {
+    if (id.empty() || hasControlChar(id) || id.find_first_of(" ,") != std::string::npos) {
+      return "executor.devices: '" + id + "' is not a device id; give ids such as 0 and 1 (no spaces or commas)";
+    }
+    if (std::find(seen.begin(), seen.end(), id) != seen.end()) {
+      return "executor.devices: '" + id + "' is listed twice; each device takes one shard";
+    }
+    seen.push_back(id);
+  }
   if (config.kind == ExecutorKind::Local) return std::nullopt;
   if (!config.time.empty() && !isSlurmTime(config.time)) {
     return "executor.time: '" + config.time +

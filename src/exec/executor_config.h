@@ -30,6 +30,12 @@ struct ExecutorConfig {
   std::string account;  // --account
   std::vector<std::string> extraArgs;  // appended to every srun/sbatch, one argument each
   SlurmMode mode = SlurmMode::Auto;
+  // Devices a full (all-shape) measurement is sharded over, one shard per id (exec/shard.h): the
+  // shapes are split across them, while each shape's candidate and best runs stay on one device.
+  // Local: each shard gets CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES = its id. Slurm: one job per
+  // shard and Slurm picks the GPU (set gres: gpu:1); the ids only name the shards. Empty or one
+  // id: no sharding.
+  std::vector<std::string> devices;
   std::chrono::milliseconds autoSbatchAfter{std::chrono::minutes(10)};
   // How often the Slurm backend asks squeue about a job (the first seconds poll faster, so a short
   // job is not held up; slurmctld is shared, so the steady rate stays modest).

@@ -81,3 +81,19 @@ TEST_CASE("a Slurm executor without the Slurm tools fails to start with a clear 
   spec.cwd = dir / "missing";
   CHECK(makeExecutor(c)->run(spec, {}).error.find("working directory") != std::string::npos);
 }
+
+TEST_CASE("devices to shard over: ids without spaces or commas, each once, for either backend") {
+  for (ExecutorKind kind : {ExecutorKind::Local, ExecutorKind::Slurm}) {
+    ExecutorConfig c;
+    c.kind = kind;
+    c.devices = {"0", "1"};
+    CHECK_FALSE(validate(c));
+    c.devices = {"0", "0"};
+    REQUIRE(validate(c));
+    CHECK(validate(c)->find("executor.devices: '0' is listed twice") != std::string::npos);
+    c.devices = {"0,1"};
+    CHECK(validate(c)->find("executor.devices: '0,1' is not a device id") != std::string::npos);
+    c.devices = {""};
+    CHECK(validate(c));
+  }
+}
