@@ -38,6 +38,9 @@ struct EngineOptions {
   // Called at named points of every multi-step operation ("decide:after-git", ...). Crash tests
   // make it throw (unit tests) or SIGKILL the server (e2e, KOPT_FAULT_POINT) to die exactly there.
   std::function<void(const std::string& point)> faultInjection;
+  // Where the campaigns' ledger keys live, outside every campaign (default: defaultLedgerKeyDir(),
+  // the user's state directory). Tests point it into their temporary workspace.
+  std::filesystem::path ledgerKeyDir;
 };
 
 class CampaignEngine {

@@ -216,6 +216,7 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
       session->lock = util::FileLock::tryAcquire(session->paths.lock);
       if (!session->lock) return opened.refusal();
       session->ledger = std::make_unique<Ledger>(session->paths.ledger);
+      if (auto refused = detail::keyLedger(*session, false)) return *refused;
       session->events = session->ledger->readAll();
       session->state = detail::foldLedger(session->events);
     } else {
@@ -248,6 +249,7 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
       return r;
     }
     session->ledger = std::make_unique<Ledger>(session->paths.ledger);
+    detail::keyLedger(*session, true);  // a new campaign gets its key (unkeyed when none can be stored)
   }
   session->tool = CampaignTool::DefineTarget;
   session->name = name;

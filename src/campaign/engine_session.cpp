@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "campaign/ledger_key.h"
 #include "campaign/path_guard.h"
 #include "campaign/record_renderings.h"
 #include "util/atomic_file.h"
@@ -208,6 +209,32 @@ std::string expectedManifestSha(const std::vector<LedgerEvent>& events) {
 
 }  // namespace
 
+std::optional<Refusal> keyLedger(Session& s, bool create) {
+  const fs::path dir = s.options->ledgerKeyDir.empty() ? defaultLedgerKeyDir() : s.options->ledgerKeyDir;
+  std::optional<std::string> key;
+  try {
+    key = create ? std::optional<std::string>(createLedgerKey(dir, s.paths.root)) : loadLedgerKey(dir, s.paths.root);
+  } catch (const std::exception& e) {
+    if (create) return std::nullopt;  // no key store: the campaign is unkeyed (sha256 chain only)
+    Refusal r = s.refuse(RefusalCode::LedgerTampered, std::string("the ledger's key cannot be read: ") + e.what());
+    return r;
+  }
+  if (key) {
+    s.ledger->setKey(*key);
+    return std::nullopt;
+  }
+  // No key file: an unkeyed campaign, unless its lines carry MACs (a keyed ledger whose key is gone).
+  const auto events = s.ledger->readAll();
+  if (!events.empty() && !events.front().mac.empty()) {
+    Refusal r = s.refuse(RefusalCode::LedgerTampered,
+                         "the ledger is keyed but its key is missing (" + ledgerKeyPath(dir, s.paths.root).string() +
+                             "); without it kopt cannot tell its own lines from forged ones");
+    r.details.push_back("restore the key file (a campaign directory moved elsewhere keeps its key under the old path's name)");
+    return r;
+  }
+  return std::nullopt;
+}
+
 Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, const std::string& campaignDir,
                                               CampaignTool tool, OpenMode mode, const std::string& toolLabel) {
   auto dir = resolveWorkspacePath(options, campaignDir, "campaign_dir", false);
@@ -246,6 +273,7 @@ Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, cons
     }
   }
   s->ledger = std::make_unique<Ledger>(s->paths.ledger);
+  if (auto refused = keyLedger(*s, false)) return *refused;
   auto verification = s->ledger->verify();
   if (verification.onlyTornTail()) {
     if (mode == OpenMode::Mutate) {

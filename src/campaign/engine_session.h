@@ -106,5 +106,8 @@ Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, cons
 // Writes the records an event implies (summary.md, decision.json, trend row, optimize.md block,
 // ...). Idempotent: safe to run again for an event whose records were (partly) written.
 void writeEventRecords(Session& session, const LedgerEvent& event);
+// Gives the session's ledger its key (ledger_key.h): the campaign's key file, or a new one when
+// `create` (a new campaign). A refusal when the ledger is keyed and its key is missing or unreadable.
+std::optional<Refusal> keyLedger(Session& session, bool create);
 
 }  // namespace kopt::campaign::detail

@@ -80,6 +80,7 @@ struct FakeWorkspace {
     EngineOptions o;
     o.workspaceRoot = root;
     o.defaultTipsRoot = root / "tips";
+    o.ledgerKeyDir = root / "state" / "ledger-keys";  // keys stay in the test's workspace
     o.seedSource = [this] { return nextSeed++; };
     o.faultInjection = [this](const std::string& point) {
       for (auto it = faults.begin(); it != faults.end(); ++it) {

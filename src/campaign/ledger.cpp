@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "campaign/ledger_key.h"
 #include "util/atomic_file.h"
 #include "util/file_lock.h"
 #include "util/sha256.h"
@@ -55,7 +56,9 @@ ParsedLine parseLine(const std::string& line) {
   need("payload", j.contains("payload"));
   need("prev", j.contains("prev") && j["prev"].is_string());
   need("hash", j.contains("hash") && j["hash"].is_string());
-  if (out.error.empty() && j.size() != 7) out.error = "unexpected extra fields";
+  const bool hasMac = j.contains("mac");
+  need("mac", !hasMac || j["mac"].is_string());
+  if (out.error.empty() && j.size() != (hasMac ? 8u : 7u)) out.error = "unexpected extra fields";
   if (!out.error.empty()) return out;
   LedgerEvent e;
   e.seq = j["seq"].get<std::uint64_t>();
@@ -65,6 +68,7 @@ ParsedLine parseLine(const std::string& line) {
   e.payload = j["payload"];
   e.prev = j["prev"].get<std::string>();
   e.hash = j["hash"].get<std::string>();
+  if (hasMac) e.mac = j["mac"].get<std::string>();
   out.event = std::move(e);
   return out;
 }
@@ -75,7 +79,7 @@ struct Scan {
   std::size_t intactBytes = 0;      // bytes of complete, intact lines
 };
 
-Scan scan(const fs::path& path) {
+Scan scan(const fs::path& path, const std::string& key) {
   Scan s;
   auto text = util::readFileIfExists(path);
   if (!text) return s;
@@ -113,6 +117,18 @@ Scan scan(const fs::path& path) {
                                       ": a line was removed, duplicated or reordered");
       break;
     }
+    // The MAC first: a line kopt did not write is a forgery, whatever else is wrong with it (an
+    // edited line keeps its MAC'd hash and fails the hash check below).
+    if (!key.empty() && e.mac.empty()) {
+      fail(LedgerProblem::BadMac, "carries no MAC in a keyed ledger: it was not written by kopt (MACs stripped, or "
+                                  "the ledger re-chained without its key)");
+      break;
+    }
+    if (!key.empty() && e.mac != hmacSha256Hex(key, e.hash)) {
+      fail(LedgerProblem::BadMac, "its MAC does not match: the line was written without the campaign's key (a forged "
+                                  "or re-chained line)");
+      break;
+    }
     if (util::sha256Hex(Ledger::canonicalWithoutHash(e)) != e.hash) {
       fail(LedgerProblem::BadHash, "hash does not match its content: the line was edited");
       break;
@@ -147,6 +163,7 @@ const char* toString(LedgerProblem p) {
     case LedgerProblem::BadPrev: return "bad_prev";
     case LedgerProblem::BadHash: return "bad_hash";
     case LedgerProblem::TornTail: return "torn_tail";
+    case LedgerProblem::BadMac: return "bad_mac";
   }
   return "unknown";
 }
@@ -162,7 +179,7 @@ std::string Ledger::canonicalWithoutHash(const LedgerEvent& e) {
 std::uint64_t Ledger::appendEvent(const std::string& type, std::optional<int> round,
                                   const json& payload) {
   auto lock = util::FileLock::acquire(lockPathFor(path_));
-  Scan s = scan(path_);
+  Scan s = scan(path_, key_);
   if (!s.verification.ok()) {
     throw std::runtime_error(path_.string() + ": refusing to append to a ledger that is not intact: " +
                              s.verification.reason);
@@ -180,6 +197,7 @@ std::uint64_t Ledger::appendEvent(const std::string& type, std::optional<int> ro
   e.hash = util::sha256Hex(canonicalWithoutHash(e));
   json full = objectWithoutHash(e);
   full["hash"] = e.hash;
+  if (!key_.empty()) full["mac"] = hmacSha256Hex(key_, e.hash);
   std::string line = dumpCanonical(full) + "\n";
 
   bool created = !fs::exists(path_);
@@ -210,11 +228,11 @@ std::uint64_t Ledger::appendEvent(const std::string& type, std::optional<int> ro
   return e.seq;
 }
 
-LedgerVerification Ledger::verify() const { return scan(path_).verification; }
+LedgerVerification Ledger::verify() const { return scan(path_, key_).verification; }
 
 bool Ledger::repairTornTail() {
   auto lock = util::FileLock::acquire(lockPathFor(path_));
-  Scan s = scan(path_);
+  Scan s = scan(path_, key_);
   if (!s.verification.onlyTornTail()) return false;
   if (::truncate(path_.c_str(), static_cast<off_t>(s.intactBytes)) != 0) {
     throw util::IoError(path_, std::string("cannot truncate torn ledger tail: ") + std::strerror(errno));
@@ -227,8 +245,8 @@ bool Ledger::repairTornTail() {
   return true;
 }
 
-std::vector<LedgerEvent> Ledger::readAll() const { return scan(path_).events; }
+std::vector<LedgerEvent> Ledger::readAll() const { return scan(path_, key_).events; }
 
-std::uint64_t Ledger::lastSeq() const { return scan(path_).events.size(); }
+std::uint64_t Ledger::lastSeq() const { return scan(path_, key_).events.size(); }
 
 }  // namespace kopt::campaign

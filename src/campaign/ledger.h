@@ -4,7 +4,9 @@
 //   seq   1, 2, 3, ...            round  the round number or null
 //   prev  hash of the previous line ("0"*64 for seq 1)
 //   hash  sha256 of the canonical serialization (nlohmann dump(), keys sorted, no spaces) of the
-//         line's object without "hash"
+//         line's object without "hash" (and without "mac")
+//   mac   HMAC-SHA256(key, hash), on every line of a keyed ledger (ledger_key.h); absent in an
+//         unkeyed one
 // Appends are fsync'ed. A final line without '\n' is a torn write from a crash: verify() reports
 // it as such (not as tampering) and repair() truncates it.
 #include <cstdint>
@@ -25,6 +27,7 @@ struct LedgerEvent {
   nlohmann::json payload = nlohmann::json::object();
   std::string prev;
   std::string hash;
+  std::string mac;  // "" in an unkeyed ledger
 };
 
 enum class LedgerProblem {
@@ -34,6 +37,7 @@ enum class LedgerProblem {
   BadPrev,       // prev does not match the previous line's hash: removed/reordered/edited before
   BadHash,       // hash does not match the content: the line was edited
   TornTail,      // last line has no newline (crash mid-append); tolerated, repaired by truncation
+  BadMac,        // keyed ledger: a line without kopt's MAC (appended or re-chained without the key)
 };
 const char* toString(LedgerProblem p);
 
@@ -51,6 +55,11 @@ struct LedgerVerification {
 class Ledger {
  public:
   explicit Ledger(std::filesystem::path path);
+
+  // With a key, verify() requires a valid MAC on every line and appendEvent() writes one. Without
+  // one, MACs are neither checked nor written (an unkeyed campaign, or a reader without the key).
+  void setKey(std::string key) { key_ = std::move(key); }
+  bool keyed() const { return !key_.empty(); }
 
   // Appends one event and fsyncs; returns its seq. Refuses (throws std::runtime_error) when the
   // ledger is not intact (a torn tail must be repaired first). Holds an flock on "<path>.lock".
@@ -72,6 +81,7 @@ class Ledger {
 
  private:
   std::filesystem::path path_;
+  std::string key_;
 };
 
 }  // namespace kopt::campaign
