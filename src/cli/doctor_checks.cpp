@@ -190,6 +190,26 @@ void checkSlurm(const Probes& p, std::vector<Check>& checks) {
     checks.push_back(make("slurm", "Slurm", Status::Info, "sinfo not found: commands run locally (executor: local)"));
 }
 
+// The executor a campaign would use: its backend, whether it can run anything, and for Slurm the
+// partition, nodes and GPUs it sees; plus the devices a full validation is sharded over.
+void checkExecutor(const Probes& p, std::optional<exec::ExecutorConfig> config, std::vector<Check>& checks) {
+  if (!p.executor) return;
+  if (!config) {
+    config.emplace();
+    if (version(p, {"sinfo", "--version"})) config->kind = exec::ExecutorKind::Slurm;
+  }
+  const exec::ExecutorReport report = p.executor(*config);
+  std::string detail = report.kind;
+  for (const auto& line : report.details) detail += "; " + line;
+  if (config->devices.size() > 1) detail += "; full validations sharded over devices " + util::join(config->devices, ", ");
+  if (report.usable) {
+    checks.push_back(make("executor", "executor", Status::Ok, detail));
+  } else {
+    checks.push_back(make("executor", "executor", Status::Warn, detail + ": " + report.problem,
+                          "fix the manifest's executor block (partition, gres, account) or use executor: {kind: local}"));
+  }
+}
+
 void checkSkills(const Probes& p, std::vector<Check>& checks) {
   fs::path dir = p.skillsDir();
   if (!dir.empty())
@@ -201,7 +221,8 @@ void checkSkills(const Probes& p, std::vector<Check>& checks) {
 
 }  // namespace
 
-std::vector<Check> runChecks(const Probes& probes, const fs::path& workspace) {
+std::vector<Check> runChecks(const Probes& probes, const fs::path& workspace,
+                             const std::optional<exec::ExecutorConfig>& executor) {
   std::vector<Check> checks;
   checkCompiler(probes, checks);
   checkCmake(probes, checks);
@@ -214,6 +235,7 @@ std::vector<Check> runChecks(const Probes& probes, const fs::path& workspace) {
   checkSkills(probes, checks);
   checkNode(probes, checks);
   checkSlurm(probes, checks);
+  checkExecutor(probes, executor, checks);
   return checks;
 }
 
@@ -289,6 +311,7 @@ Probes systemProbes() {
     out.output = util::trim(util::sanitizeUtf8(text.str()));
     return out;
   };
+  p.executor = [](const exec::ExecutorConfig& config) { return exec::inspectExecutor(config); };
   p.gpu = [] {
     GpuSummary summary;
     auto runtime = device::makeSystemRuntime();

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exec/executor_report.h"
+
 namespace kopt::cli::doctor {
 
 enum class Status { Ok, Warn, Fail, Info };
@@ -44,11 +46,17 @@ struct Probes {
   std::function<std::optional<std::string>(const std::filesystem::path& dir)> checkWritable;
   std::function<std::optional<std::filesystem::path>(const std::string& program)> which;
   std::function<std::filesystem::path()> skillsDir;
+  // What the executor can reach (exec::inspectExecutor: for Slurm, the partition, its nodes and
+  // GPUs). Unset: the executor is not inspected.
+  std::function<exec::ExecutorReport(const exec::ExecutorConfig&)> executor;
 };
 
 Probes systemProbes();
 
-std::vector<Check> runChecks(const Probes& probes, const std::filesystem::path& workspace);
+// `executor`: the manifest's executor block to inspect (kopt doctor --manifest); by default
+// Slurm's default partition when sinfo is installed, else the local executor.
+std::vector<Check> runChecks(const Probes& probes, const std::filesystem::path& workspace,
+                             const std::optional<exec::ExecutorConfig>& executor = std::nullopt);
 
 // True when every check the CPU demo needs is not Fail.
 bool demoCanRun(const std::vector<Check>& checks);

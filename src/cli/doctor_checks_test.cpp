@@ -122,3 +122,39 @@ TEST_CASE("a GPU box: torch with a GPU, triton, nvcc, git identity missing") {
   CHECK(find(checks, "node").detail.find("needs Node >= 22") != std::string::npos);
   CHECK((find(checks, "slurm").status == Status::Ok));
 }
+
+TEST_CASE("the executor: Slurm's partition and GPUs when sinfo is there, the manifest's block when given") {
+  FakeMachine m;
+  m.commands["g++ --version"] = ok("g++ 12");
+  m.commands["git --version"] = ok("git version 2.39.5");
+  m.commands["sinfo --version"] = ok("slurm 22.05.8");
+  std::vector<kopt::exec::ExecutorConfig> asked;
+  auto probes = m.probes();
+  probes.executor = [&](const kopt::exec::ExecutorConfig& config) {
+    asked.push_back(config);
+    kopt::exec::ExecutorReport r;
+    r.kind = kopt::exec::toString(config.kind);
+    r.usable = config.partition != "gone";
+    if (!r.usable) r.problem = "partition 'gone' does not exist";
+    r.details = {"partition debug (default)", "1 node, 2 CPUs, gres gpu:2"};
+    return r;
+  };
+  auto checks = runChecks(probes, "/work");
+  REQUIRE(asked.size() == 1);
+  CHECK((asked[0].kind == kopt::exec::ExecutorKind::Slurm));  // sinfo found: Slurm's default partition
+  CHECK((find(checks, "executor").status == Status::Ok));
+  CHECK(find(checks, "executor").detail == "slurm; partition debug (default); 1 node, 2 CPUs, gres gpu:2");
+
+  kopt::exec::ExecutorConfig fromManifest;
+  fromManifest.kind = kopt::exec::ExecutorKind::Slurm;
+  fromManifest.partition = "gone";
+  fromManifest.devices = {"0", "1"};
+  checks = runChecks(probes, "/work", fromManifest);
+  CHECK(asked.back().partition == "gone");
+  const Check& e = find(checks, "executor");
+  CHECK((e.status == Status::Warn));
+  CHECK(e.detail.find("sharded over devices 0, 1") != std::string::npos);
+  CHECK(e.detail.find("partition 'gone' does not exist") != std::string::npos);
+  CHECK(e.fix.find("executor block") != std::string::npos);
+  CHECK(demoCanRun(checks));  // the CPU demo runs locally whatever the cluster says
+}
