@@ -48,7 +48,7 @@ void discardMeasurement(const fs::path& artifacts, const std::string& tag) {
     for (const auto& entry : fs::directory_iterator(runs, ec)) {
       if (util::startsWith(entry.path().filename().string(), tag + "-")) doomed.push_back(entry.path());
     }
-    for (const auto& p : doomed) fs::remove(p, ec);
+    for (const auto& p : doomed) fs::remove_all(p, ec);  // a sharded run leaves <stem>.shards/
   }
   fs::remove(artifacts / ("measurement-" + tag + ".json"), ec);
 }

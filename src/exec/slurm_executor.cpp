@@ -148,8 +148,26 @@ class SlurmCli {
   std::unique_ptr<Executor> local_;
 };
 
-// Watches one job's queue entries for the two things that end a wait early: a request Slurm can
-// never satisfy, and a node that died under the job.
+// How long a condition has held over consecutive polls; any poll where it does not hold resets it.
+class HeldFor {
+ public:
+  // Whether `holds` has now been true for at least `grace`.
+  bool update(bool holds, milliseconds grace) {
+    if (!holds) {
+      since_.reset();
+      return false;
+    }
+    const auto now = Clock::now();
+    if (!since_) since_ = now;
+    return now - *since_ >= grace;
+  }
+
+ private:
+  std::optional<Clock::time_point> since_;
+};
+
+// Watches one job's queue entries for the things that end a wait early: a request Slurm can never
+// satisfy, a node that died under the job, and a job left waiting on nodes that are down.
 class JobWatch {
  public:
   enum class Verdict { Continue, Lost, Refused };
@@ -170,36 +188,21 @@ class JobWatch {
     }
     // Waiting on nodes that are down (the node died between two jobs of a measurement): after
     // the same grace as a node that stops answering, the command is lost; it never started.
-    if (e.state == JobState::Pending && slurm::isNodesDownReason(e.reason)) {
-      const auto now = Clock::now();
-      if (!waitingOnDownNodesSince_) waitingOnDownNodesSince_ = now;
-      if (now - *waitingOnDownNodesSince_ >= config_.nodeLostAfter) {
-        why_ = "Slurm job " + e.jobId + " waited " + durationText(config_.nodeLostAfter) +
-               " for nodes that are down (Reason=" + e.reason + "); nothing ran, the command is lost, not measured";
-        return Verdict::Lost;
-      }
-      return Verdict::Continue;
+    const bool waitingOnDownNodes = e.state == JobState::Pending && slurm::isNodesDownReason(e.reason);
+    if (waitingOnDownNodes_.update(waitingOnDownNodes, config_.nodeLostAfter)) {
+      why_ = "Slurm job " + e.jobId + " waited " + durationText(config_.nodeLostAfter) +
+             " for nodes that are down (Reason=" + e.reason + "); nothing ran, the command is lost, not measured";
+      return Verdict::Lost;
     }
-    waitingOnDownNodesSince_.reset();
     const bool onNode = e.state == JobState::Running || e.state == JobState::Completing ||
                         e.state == JobState::Suspended || e.state == JobState::Configuring;
-    if (!onNode || e.nodes.empty()) {
-      notRespondingSince_.reset();
-      return Verdict::Continue;
-    }
-    const auto health = cli_.nodeHealth(e.nodes);
+    const auto health = onNode && !e.nodes.empty() ? cli_.nodeHealth(e.nodes) : slurm::NodeHealth{};
     if (health.down) {
       why_ = "Slurm marked node " + e.nodes + " DOWN while job " + e.jobId +
              " ran on it (slurmd died or the node failed); the command's result is lost, not measured";
       return Verdict::Lost;
     }
-    if (!health.notResponding) {
-      notRespondingSince_.reset();
-      return Verdict::Continue;
-    }
-    const auto now = Clock::now();
-    if (!notRespondingSince_) notRespondingSince_ = now;
-    if (now - *notRespondingSince_ >= config_.nodeLostAfter) {
+    if (notResponding_.update(health.notResponding, config_.nodeLostAfter)) {
       why_ = "node " + e.nodes + " stopped responding to Slurm for " + durationText(config_.nodeLostAfter) +
              " while job " + e.jobId + " ran on it (slurmd died?); the command's result is lost, not measured";
       return Verdict::Lost;
@@ -212,8 +215,8 @@ class JobWatch {
  private:
   const SlurmCli& cli_;
   const ExecutorConfig& config_;
-  std::optional<Clock::time_point> notRespondingSince_;
-  std::optional<Clock::time_point> waitingOnDownNodesSince_;
+  HeldFor notResponding_;
+  HeldFor waitingOnDownNodes_;
   std::string why_;
 };
 

@@ -10,15 +10,8 @@ command -v git >/dev/null || { echo "git is required" >&2; exit 77; }
 command -v c++ >/dev/null || { echo "a C++ compiler is required" >&2; exit 77; }
 
 ws="$E2E_TMP/ws"
-mkdir -p "$ws/repo"
-# The kernel in a fresh repository of its own (what a user's repo looks like to kopt).
-for f in gemm.cpp gemm.h gemm_config.h bench.cpp bench_util.h build.sh CMakeLists.txt README.md; do
-  cp "$KOPT_SOURCE_DIR/kernels/cpu/$f" "$ws/repo/"
-done
-printf 'build/\n' > "$ws/repo/.gitignore"
-git -C "$ws/repo" init -q -b main
-git -C "$ws/repo" add -A
-git -C "$ws/repo" -c user.name=e2e -c user.email=e2e@example.com commit -q -m "CPU GEMM"
+source "$(dirname "$0")/lib/cpu_kernel_repo.sh"
+make_cpu_kernel_repo "$ws/repo"
 cp "$KOPT_SOURCE_DIR/manifests/cpu_gemm.yaml" "$ws/cpu_gemm.yaml"
 export KOPT_TIPS_ROOT="$ws/tips"
 export GIT_AUTHOR_NAME=kopt-e2e GIT_AUTHOR_EMAIL=e2e@example.com GIT_COMMITTER_NAME=kopt-e2e GIT_COMMITTER_EMAIL=e2e@example.com

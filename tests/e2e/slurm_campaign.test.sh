@@ -7,6 +7,7 @@
 # Each tool call is `kopt call` (the engine in-process; the campaign lives on disk between calls).
 set -uo pipefail
 . "$KOPT_SOURCE_DIR/tests/fixtures/exec/slurm_test_lib.sh"
+. "$KOPT_SOURCE_DIR/tests/e2e/lib/cpu_kernel_repo.sh"
 : "${KOPT_BIN:?run through ctest, or set KOPT_BIN to the kopt binary}"
 command -v c++ >/dev/null || skip "a C++ compiler is required"
 command -v python3 >/dev/null || skip "python3 is required (the CPU kernel's test_command)"
@@ -32,12 +33,7 @@ for line in sys.stdin:
 # replaced) confirmed, prepared and past the tips; sets $repo and $cdir.
 new_campaign() {
   repo="$W/$1/repo"
-  mkdir -p "$repo"
-  for f in gemm.cpp gemm.h gemm_config.h bench.cpp bench_util.h build.sh CMakeLists.txt README.md; do
-    cp "$KOPT_SOURCE_DIR/kernels/cpu/$f" "$repo/"
-  done
-  printf 'build/\n' >"$repo/.gitignore"
-  git -C "$repo" init -q -b main && git -C "$repo" add -A && git -C "$repo" commit -q -m "CPU GEMM"
+  make_cpu_kernel_repo "$repo"
   # Few pairs: this test is about where commands run, not about the gate (CI time).
   python3 - "$KOPT_SOURCE_DIR/manifests/cpu_gemm.yaml" "executor: $2" "gate: {pairs: 2, max_pairs: 3}" "${@:3}" >"$W/$1/manifest.yaml" <<'PY'
 import sys
