@@ -30,7 +30,10 @@ TrendColumns trendColumnsFor(const BenchSchema& schema) {
 std::string formatTrendNumber(std::optional<double> v) {
   if (!v || !std::isfinite(*v)) return "\xE2\x80\x94";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", *v);
+  // Three decimals read well for GPU-sized numbers (301.250); a CPU kernel's 0.0039 TFLOPS would
+  // print as 0.004, hiding a 10 % change, so values below 1 keep four significant digits.
+  if (std::fabs(*v) >= 1.0 || *v == 0.0) std::snprintf(buf, sizeof buf, "%.3f", *v);
+  else std::snprintf(buf, sizeof buf, "%.4g", *v);
   return buf;
 }
 

@@ -64,3 +64,11 @@ TEST_CASE("appendTrendRow writes the header once and each row once") {
   CHECK(lines[5].find("| 2 | ROLLED BACK |") == 0);
   fs::remove_all(dir);
 }
+
+TEST_CASE("trend numbers: three decimals at GPU scale, four significant digits below 1") {
+  CHECK(formatTrendNumber(301.25) == "301.250");
+  CHECK(formatTrendNumber(0.0) == "0.000");
+  CHECK(formatTrendNumber(0.0038920668) == "0.003892");  // a CPU kernel's TFLOPS: not 0.004
+  CHECK(formatTrendNumber(0.0035389852) == "0.003539");
+  CHECK(formatTrendNumber(std::nullopt) == "\xE2\x80\x94");
+}
