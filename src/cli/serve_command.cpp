@@ -35,16 +35,11 @@ const char* kServeUsage = R"(Usage: kopt serve [--stdio] [--conformance-fixtures
   --workspace DIR         base directory for relative campaign paths (default: current directory)
 )";
 
-// The version string is compiled into main.cpp only; this fallback keeps the layer self-contained.
-#ifndef KOPT_VERSION
-#define KOPT_VERSION "0.1.0"
-#endif
-
 mcp::ServerInfo serverInfo() {
   mcp::ServerInfo info;
   info.name = "kopt";
   info.title = "kopt: GPU-kernel optimization referee";
-  info.version = KOPT_VERSION;
+  info.version = KOPT_VERSION_STRING;  // the project's version, from CMake
   return info;
 }
 
