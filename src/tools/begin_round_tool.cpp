@@ -38,9 +38,7 @@ mcp::ToolSpec makeBeginRoundTool(const CampaignToolDeps& deps) {
                        .string("phase")
                        .string("next_tool")
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;
   t.handler = [engine](const json& args, mcp::RequestContext&) {
     return guarded("begin_round", [&] {

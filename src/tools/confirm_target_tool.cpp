@@ -42,9 +42,7 @@ mcp::ToolSpec makeConfirmTargetTool(const CampaignToolDeps& deps) {
                        .string("phase")
                        .string("next_tool")
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;
   t.handler = [engine](const json& args, mcp::RequestContext& ctx) {
     return guarded("confirm_target", [&] {

@@ -26,9 +26,7 @@ mcp::ToolSpec makeFinalAcceptanceTool(const CampaignToolDeps& deps) {
                        .string("next_tool")
                        .jobFields()
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;
   t.handler = longHandler("final_acceptance", deps.jobs, [engine](const json& args, const campaign::CallContext& ctx) {
     campaign::FinalAcceptanceRequest q;
@@ -37,10 +35,8 @@ mcp::ToolSpec makeFinalAcceptanceTool(const CampaignToolDeps& deps) {
     return respond<campaign::FinalAcceptanceResult>(
         engine->finalAcceptance(q, ctx),
         [](const campaign::FinalAcceptanceResult& r) {
-          json shapes = json::array();
-          for (const auto& row : r.shapes) shapes.push_back(shapeRowJson(row));
           return json{{"tests_ok", r.testsOk},           {"test_log", r.testLog},
-                      {"pairs", r.pairs},                {"shapes", shapes},
+                      {"pairs", r.pairs},                {"shapes", shapeRowsJson(r.shapes)},
                       {"aggregate", aggregateJson(r.aggregate)},
                       {"best_commit", r.bestCommit},     {"baseline_commit", r.baselineCommit},
                       {"phase", campaign::toString(r.phase)}, {"next_tool", "report"}};

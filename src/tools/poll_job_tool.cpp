@@ -31,9 +31,7 @@ mcp::ToolSpec makePollJobTool(const CampaignToolDeps& deps) {
                        .prop("result", nullable("object"))
                        .string("text")
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto jobs = deps.jobs;
   t.handler = [jobs](const json& args, mcp::RequestContext& ctx) {
     return guarded("poll_job", [&] {

@@ -23,9 +23,7 @@ mcp::ToolSpec makePrepareEnvironmentTool(const CampaignToolDeps& deps) {
                        .string("phase")
                        .string("next_tool")
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;
   t.handler = [engine](const json& args, mcp::RequestContext&) {
     return guarded("prepare_environment", [&] {

@@ -20,9 +20,7 @@ mcp::ToolSpec makeReportTool(const CampaignToolDeps& deps) {
                        .string("markdown")
                        .string("phase")
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;
   t.handler = [engine](const json& args, mcp::RequestContext&) {
     return guarded("report", [&] {

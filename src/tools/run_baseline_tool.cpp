@@ -32,19 +32,15 @@ mcp::ToolSpec makeRunBaselineTool(const CampaignToolDeps& deps) {
                        .string("next_tool")
                        .jobFields()
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;
   t.handler = longHandler("run_baseline", deps.jobs, [engine](const json& args, const campaign::CallContext& ctx) {
     return respond<campaign::BaselineResult>(
         engine->runBaseline(argString(args, "campaign_dir"), ctx),
         [](const campaign::BaselineResult& r) {
-          json shapes = json::array();
-          for (const auto& row : r.shapes) shapes.push_back(shapeRowJson(row));
           return json{{"round", r.round},
                       {"commit", r.commit},
-                      {"shapes", shapes},
+                      {"shapes", shapeRowsJson(r.shapes)},
                       {"aggregate", aggregateJson(r.aggregate)},
                       {"representative_shapes", r.representativeShapes},
                       {"frozen", r.frozen},

@@ -32,9 +32,7 @@ mcp::ToolSpec makeRunQuickBenchTool(const CampaignToolDeps& deps) {
                        .string("phase")
                        .jobFields()
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;
   t.handler = longHandler("run_quick_bench", deps.jobs, [engine](const json& args, const campaign::CallContext& ctx) {
     campaign::BenchRequest q;
@@ -44,10 +42,8 @@ mcp::ToolSpec makeRunQuickBenchTool(const CampaignToolDeps& deps) {
     return respond<campaign::BenchResult>(
         engine->runQuickBench(q, ctx),
         [](const campaign::BenchResult& r) {
-          json shapes = json::array();
-          for (const auto& row : r.shapes) shapes.push_back(shapeRowJson(row));
           return json{{"round", r.round},       {"kind", r.kind},
-                      {"pairs", r.pairs},       {"shapes", shapes},
+                      {"pairs", r.pairs},       {"shapes", shapeRowsJson(r.shapes)},
                       {"aggregate", aggregateJson(r.aggregate)},
                       {"preview", r.preview},   {"reasons", reasonsJson(r.reasons)},
                       {"benchmark_csv", r.benchmarkCsv},

@@ -2,6 +2,25 @@
 
 namespace kopt::tools {
 
+mcp::ToolSpec makeStepTool(const CampaignToolDeps& deps, const std::string& name, const std::string& title,
+                           const std::string& description, StepRunner run) {
+  mcp::ToolSpec t;
+  t.name = name;
+  t.title = title;
+  t.description = description;
+  FlatSchema s;
+  s.campaignDir().async();
+  t.inputSchema = s.build();
+  t.outputSchema = stepOutputSchema();
+  t.annotations = campaignWriteAnnotations();
+  auto engine = deps.engine;
+  t.handler = longHandler(name, deps.jobs, [engine, run](const json& args, const campaign::CallContext& ctx) {
+    return respond<campaign::StepResult>(((*engine).*run)({argString(args, "campaign_dir")}, ctx), stepResultJson,
+                                         stepResultText);
+  });
+  return t;
+}
+
 json stepResultJson(const campaign::StepResult& r) {
   return json{{"round", r.round},        {"step", r.step},         {"ok", r.ok},
               {"skipped", r.skipped},    {"outcome", r.outcome},   {"exit_code", r.exitCode},

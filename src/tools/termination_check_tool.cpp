@@ -29,9 +29,7 @@ mcp::ToolSpec makeTerminationCheckTool(const CampaignToolDeps& deps) {
                        .prop("next", nextSchema())
                        .string("phase")
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;
   t.handler = [engine](const json& args, mcp::RequestContext&) {
     return guarded("termination_check", [&] {

@@ -232,6 +232,20 @@ json optNumber(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? json(*v) : json(nullptr);
 }
 
+json shapeRowsJson(const std::vector<campaign::ShapeRow>& rows) {
+  json out = json::array();
+  for (const auto& row : rows) out.push_back(shapeRowJson(row));
+  return out;
+}
+
+mcp::ToolAnnotations campaignWriteAnnotations() {
+  mcp::ToolAnnotations a;
+  a.readOnlyHint = false;
+  a.destructiveHint = false;
+  a.openWorldHint = false;
+  return a;
+}
+
 json shapeRowJson(const campaign::ShapeRow& r) {
   return json{{"label", r.label},
               {"check", r.check},

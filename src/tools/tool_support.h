@@ -117,12 +117,17 @@ std::function<mcp::ToolResult(const json&, mcp::RequestContext&)> longHandler(co
 // offset to ask for next. `offset`/`limit` are the tool's paging arguments (bytes).
 std::string pageText(const std::string& text, std::size_t offset, std::size_t limit, const std::string& what);
 inline constexpr std::size_t kTextLimit = 40000;
+// The annotations of a tool that writes the campaign's records or the working tree: not read-only,
+// never destroys the user's work (a rollback restores the last accepted files), local only.
+mcp::ToolAnnotations campaignWriteAnnotations();
+
 // Adds offset/limit paging arguments to a schema.
 FlatSchema& paging(FlatSchema& schema, const std::string& what);
 
 // Shared JSON shapes of the engine's result pieces.
 json optNumber(const std::optional<double>& v);
 json shapeRowJson(const campaign::ShapeRow& row);
+json shapeRowsJson(const std::vector<campaign::ShapeRow>& rows);
 json aggregateJson(const campaign::AggregateRow& a);
 json reasonsJson(const std::vector<campaign::GateReason>& reasons);
 json nextJson(const std::vector<campaign::NextStep>& next);

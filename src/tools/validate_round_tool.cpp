@@ -34,9 +34,7 @@ mcp::ToolSpec makeValidateRoundTool(const CampaignToolDeps& deps) {
                        .string("next_tool")
                        .jobFields()
                        .build();
-  t.annotations.readOnlyHint = false;
-  t.annotations.destructiveHint = false;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;
   t.handler = longHandler("validate_round", deps.jobs, [engine](const json& args, const campaign::CallContext& ctx) {
     campaign::ValidateRequest q;
@@ -45,8 +43,6 @@ mcp::ToolSpec makeValidateRoundTool(const CampaignToolDeps& deps) {
     return respond<campaign::ValidateResult>(
         engine->validateRound(q, ctx),
         [](const campaign::ValidateResult& r) {
-          json shapes = json::array();
-          for (const auto& row : r.shapes) shapes.push_back(shapeRowJson(row));
           return json{{"round", r.round},
                       {"decision", r.decision},
                       {"reasons", reasonsJson(r.reasons)},
@@ -54,7 +50,7 @@ mcp::ToolSpec makeValidateRoundTool(const CampaignToolDeps& deps) {
                       {"changed_files", r.changedFiles},
                       {"kind", r.kind},
                       {"pairs", r.pairs},
-                      {"shapes", shapes},
+                      {"shapes", shapeRowsJson(r.shapes)},
                       {"aggregate", aggregateJson(r.aggregate)},
                       {"flags", r.flags},
                       {"benchmark_csv", r.benchmarkCsv},
