@@ -2,8 +2,9 @@
 # Issue 8, acceptance 1 through the campaign engine: the CPU kernel campaign with `executor: slurm`
 # on a real single-node Slurm (tools/ci/slurm-up.sh). Every build, test and bench of the campaign
 # is a Slurm job: srun steps in one campaign, sbatch jobs in another. Then, through the same tools:
-# a bench whose node dies mid-run is a clear error and records no measurement; a bench over
-# its time limit is stopped and its job is gone; a request larger than the node is refused at once.
+# a bench whose node dies mid-run is a clear error and records no measurement; a bench over its
+# time limit is stopped and its job is gone; a cancelled long bench leaves no job and no process;
+# a request larger than the node is refused at once.
 # Each tool call is `kopt call` (the engine in-process; the campaign lives on disk between calls).
 set -uo pipefail
 . "$KOPT_SOURCE_DIR/tests/fixtures/exec/slurm_test_lib.sh"
@@ -135,7 +136,29 @@ if new_campaign limit "{kind: slurm, partition: debug, mode: srun}" "timeouts: {
   check "limit: nothing of the campaign is left in the queue" test -z "$(squeue -h -o '%Z' | grep "^$W/limit")"
 fi
 
-# --- 4. a request larger than the node: refused at submit, not left pending --------------------
+# --- 4. a long job cancelled (Ctrl-C on kopt call = MCP's notifications/cancelled) --------------
+# sleeps_under DIR: pids of `sleep` processes whose working directory is under DIR.
+sleeps_under() { local p; for p in $(pgrep -x sleep); do [[ "$(readlink "/proc/$p/cwd")" == "$1"* ]] && echo "$p"; done; }
+if new_campaign cancel "{kind: slurm, partition: debug, mode: sbatch}" \
+    "benchmark_command: sh -c 'sleep 300' bench" "quick_command: sh -c 'sleep 300' bench"; then
+  "$KOPT_BIN" call run_baseline "{\"campaign_dir\":\"$cdir\"}" --workspace "$W" >"$W/cancel.json" 2>/dev/null &
+  caller=$!
+  for _ in $(seq 1 1200); do
+    [ -n "$(sleeps_under "$W/cancel")" ] && break
+    kill -0 $caller 2>/dev/null || break
+    sleep 0.1
+  done
+  check "cancel: the bench's job is running" test -n "$(sleeps_under "$W/cancel")"
+  kill -TERM $caller
+  wait $caller
+  out=$(cat "$W/cancel.json")
+  check "cancel: the baseline is cancelled" bash -c '[[ "$1" == *"cancelled"* ]]' _ "$(json 't')"
+  check "cancel: its Slurm job is gone" test -z "$(squeue -h -o '%Z' | grep "^$W/cancel")"
+  check "cancel: its processes are gone" test -z "$(sleeps_under "$W/cancel")"
+  check "cancel: no baseline was recorded" bash -c '! grep -q baseline_recorded "$1"' _ "$cdir/ledger.jsonl"
+fi
+
+# --- 5. a request larger than the node: refused at submit, not left pending --------------------
 if new_campaign big "{kind: slurm, partition: debug, mode: srun, extra_args: [--cpus-per-task=999]}"; then
   t0=$SECONDS
   tool run_baseline "{\"campaign_dir\":\"$cdir\"}"
