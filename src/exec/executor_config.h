@@ -3,7 +3,7 @@
 // so the campaign layer (which owns YAML) fills it field by field and this layer never sees YAML.
 //
 //   executor: {kind: local|slurm, partition: gpu, gres: "gpu:1", time: "00:30:00",
-//              account: proj, extra_args: ["--qos=high"], mode: srun|sbatch|auto}
+//              account: proj, extra_args: ["--qos=high"], mode: srun|sbatch|auto, devices: [0, 1]}
 #include <chrono>
 #include <memory>
 #include <optional>
