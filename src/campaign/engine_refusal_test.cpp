@@ -17,36 +17,10 @@ using testing::readText;
 using testing::writeText;
 namespace fs = std::filesystem;
 
-std::string defineOnly(CampaignEngine& engine) {
-  DefineTargetRequest d;
-  d.repoPath = "repo";
-  d.manifestPath = "manifest.yaml";
-  d.created = "2026-04-12 09:30";
-  auto defined = engine.defineTarget(d);
-  REQUIRE_MESSAGE(defined.ok(), defined.errorText());
-  return defined.value().campaignDir;
-}
-
-std::string toBaseline(CampaignEngine& engine) {
-  const std::string dir = defineOnly(engine);
-  REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
-  REQUIRE(engine.prepareEnvironment(dir).ok());
-  REQUIRE(engine.readTips(dir).ok());
-  auto b = engine.runBaseline(dir, {});
-  REQUIRE_MESSAGE(b.ok(), b.errorText());
-  return dir;
-}
-
+using testing::defineFakeCampaign;
+using testing::fakeCampaignAtBaseline;
 BeginRoundRequest hypothesis(const std::string& dir, std::vector<std::string> files = {"kernel/config.ini"}) {
-  BeginRoundRequest b;
-  b.campaignDir = dir;
-  b.hypothesis.statement = "I expect more TFLOPS because the knob is faster";
-  b.hypothesis.change = "speed knob";
-  b.hypothesis.expected.metric = "Forward TFLOPS";
-  b.hypothesis.expected.sizePct = 10;
-  b.hypothesis.bucket = records::Rule11Bucket::K1;
-  b.hypothesis.files = std::move(files);
-  return b;
+  return testing::speedKnobHypothesis(dir, std::move(files));
 }
 
 template <class T>
@@ -60,7 +34,7 @@ Refusal refusalOf(const Outcome<T>& o) {
 TEST_CASE("refusal: a tool out of phase names the phase, the phase it needs and the tool to call") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = defineOnly(engine);
+  const std::string dir = defineFakeCampaign(engine);
   const Refusal& r = refusalOf(engine.runBaseline(dir, {}));
   CHECK(testing::name(r.code) == testing::name(RefusalCode::WrongPhase));
   CHECK(testing::name(r.phaseNow) == testing::name(Phase::DefineTarget));
@@ -88,7 +62,7 @@ TEST_CASE("refusal: a tool out of phase names the phase, the phase it needs and 
 TEST_CASE("refusal: one open round at a time; round steps need an open round") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   const Refusal& none = refusalOf(engine.rebuildKernel({dir}, {}));
   CHECK(testing::name(none.code) == testing::name(RefusalCode::NoOpenRound));
   CHECK(none.toolToCall == "begin_round");
@@ -104,7 +78,7 @@ TEST_CASE("refusal: one open round at a time; round steps need an open round") {
 TEST_CASE("refusal: files outside the declared set, and an empty diff unless config-only") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   const Refusal& empty = refusalOf(engine.validateRound({dir, false}, {}));
   CHECK(testing::name(empty.code) == testing::name(RefusalCode::EmptyDiff));
@@ -123,7 +97,7 @@ TEST_CASE("refusal: files outside the declared set, and an empty diff unless con
 TEST_CASE("refusal: a config-only round may have an empty diff") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   auto h = hypothesis(dir);
   h.hypothesis.configOnly = true;
   REQUIRE(engine.beginRound(h).ok());
@@ -135,7 +109,7 @@ TEST_CASE("refusal: a config-only round may have an empty diff") {
 TEST_CASE("refusal: a config-only round that changes two settings (one hypothesis per round)") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   auto h = hypothesis(dir);
   h.hypothesis.configOnly = true;
   REQUIRE(engine.beginRound(h).ok());
@@ -156,7 +130,7 @@ TEST_CASE("refusal: a config-only round that changes two settings (one hypothesi
 TEST_CASE("refusal: an accept written into state.json without a verdict is discarded, not completed") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   auto begun = engine.beginRound(hypothesis(dir));
   REQUIRE(begun.ok());
   ws.setConfig("speed=90\n");  // a regression the agent would like committed
@@ -201,7 +175,7 @@ TEST_CASE("refusal: an accept written into state.json without a verdict is disca
 TEST_CASE("refusal: a frozen harness edited behind kopt's back") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   ws.setConfig("speed=120\n");
   writeText(ws.repo / "bench.py", readText(ws.repo / "bench.py") + "\n# tuned\n");
@@ -215,7 +189,7 @@ TEST_CASE("refusal: a frozen harness edited behind kopt's back") {
   // Declaring the harness as a round's file is refused too.
   FakeWorkspace ws2;
   CampaignEngine engine2(ws2.options());
-  const std::string dir2 = toBaseline(engine2);
+  const std::string dir2 = fakeCampaignAtBaseline(engine2);
   const Refusal& declared = refusalOf(engine2.beginRound(hypothesis(dir2, {"bench.py"})));
   CHECK(testing::name(declared.code) == testing::name(RefusalCode::InvalidHypothesis));  // outside kernel_source
   CHECK(declared.field == "files[0]");
@@ -224,7 +198,7 @@ TEST_CASE("refusal: a frozen harness edited behind kopt's back") {
 TEST_CASE("refusal: the frozen manifest and an edited hypothesis") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   ws.setConfig("speed=120\n");
   const fs::path hyp = fs::path(dir) / "rounds/round-2/hypothesis.json";
@@ -250,7 +224,7 @@ TEST_CASE("refusal: the frozen manifest and an edited hypothesis") {
 TEST_CASE("refusal: an edited ledger line stops the campaign and campaign_status says where") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   const fs::path ledger = fs::path(dir) / "ledger.jsonl";
   std::string text = readText(ledger);
   const auto pos = text.find("\"confirmed_by\":\"tester\"");
@@ -270,7 +244,7 @@ TEST_CASE("refusal: an edited ledger line stops the campaign and campaign_status
 TEST_CASE("refusal: path traversal in files, campaign_dir and repo_path") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   const Refusal& up = refusalOf(engine.beginRound(hypothesis(dir, {"../outside.txt"})));
   CHECK(testing::name(up.code) == testing::name(RefusalCode::PathOutside));
   CHECK(up.field == "files[0]");
@@ -294,7 +268,7 @@ TEST_CASE("refusal: path traversal in files, campaign_dir and repo_path") {
 TEST_CASE("refusal: forbidden Rule-11 buckets and an incomplete hypothesis") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   auto h = hypothesis(dir);
   h.hypothesis.bucket = records::Rule11Bucket::W2;
   const Refusal& w2 = refusalOf(engine.beginRound(h));
@@ -318,7 +292,7 @@ TEST_CASE("refusal: forbidden Rule-11 buckets and an incomplete hypothesis") {
 TEST_CASE("refusal: two rollbacks in a row require a stagnation review") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = fakeCampaignAtBaseline(engine);
   AcceptOrRevertRequest a;
   a.campaignDir = dir;
   a.attribution = "slower";

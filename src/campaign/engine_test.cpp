@@ -18,43 +18,12 @@ using testing::FakeWorkspace;
 using testing::readText;
 namespace fs = std::filesystem;
 
-std::string campaignOf(FakeWorkspace& ws, CampaignEngine& engine) {
-  DefineTargetRequest d;
-  d.repoPath = "repo";
-  d.manifestPath = "manifest.yaml";
-  d.created = "2026-04-12 09:30";
-  auto defined = engine.defineTarget(d);
-  REQUIRE_MESSAGE(defined.ok(), defined.errorText());
-  return defined.value().campaignDir;
-}
-
-// define -> confirm -> prepare -> tips -> baseline.
-std::string startCampaign(FakeWorkspace& ws, CampaignEngine& engine) {
-  const std::string dir = campaignOf(ws, engine);
-  ConfirmTargetRequest c;
-  c.campaignDir = dir;
-  c.confirm = true;
-  c.confirmedBy = "tester";
-  auto confirmed = engine.confirmTarget(c);
-  REQUIRE_MESSAGE(confirmed.ok(), confirmed.errorText());
-  auto prepared = engine.prepareEnvironment(dir);
-  REQUIRE_MESSAGE(prepared.ok(), prepared.errorText());
-  auto tips = engine.readTips(dir);
-  REQUIRE_MESSAGE(tips.ok(), tips.errorText());
-  auto baseline = engine.runBaseline(dir, {});
-  REQUIRE_MESSAGE(baseline.ok(), baseline.errorText());
-  return dir;
-}
-
+// engine_test's round: a bigger expected gain, and a change text the commit subject shows.
 BeginRoundRequest hypothesis(const std::string& dir, std::vector<std::string> files = {"kernel/config.ini"}) {
-  BeginRoundRequest b;
-  b.campaignDir = dir;
+  BeginRoundRequest b = testing::speedKnobHypothesis(dir, std::move(files));
   b.hypothesis.statement = "I expect Forward TFLOPS to improve because the inner loop gets faster";
   b.hypothesis.change = "raise the speed knob";
-  b.hypothesis.expected.metric = "Forward TFLOPS";
   b.hypothesis.expected.sizePct = 20;
-  b.hypothesis.bucket = records::Rule11Bucket::K1;
-  b.hypothesis.files = std::move(files);
   return b;
 }
 
@@ -73,7 +42,7 @@ AcceptOrRevertRequest prose(const std::string& dir) {
 TEST_CASE("engine: the vertical slice accepts a real speedup and commits it with the contract's message") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   auto status = engine.campaignStatus(dir);
   REQUIRE(status.ok());
   CHECK(testing::name(status.value().phase) == testing::name(Phase::Analyze));
@@ -140,7 +109,7 @@ TEST_CASE("engine: the vertical slice accepts a real speedup and commits it with
 TEST_CASE("engine: a regressing round is rolled back and the last accepted tree restored exactly") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir, {"kernel"})).ok());
   ws.setConfig("speed=85\n");
   testing::writeText(ws.repo / "kernel/new_helper.txt", "an untracked file the round added\n");
@@ -172,7 +141,7 @@ TEST_CASE("engine: a regressing round is rolled back and the last accepted tree 
 TEST_CASE("engine: a correctness break is rolled back; a fix inside the round keeps its number") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   ws.setConfig("speed=150\ncorrect=0\n");
   auto tests = engine.runTests({dir}, {});
@@ -202,7 +171,7 @@ TEST_CASE("engine: a correctness break is rolled back; a fix inside the round ke
 TEST_CASE("engine: a near-noise gain is re-measured before any decision") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   ws.setConfig("speed=101.2\n");
   auto validated = engine.validateRound({dir, false}, {});
@@ -213,7 +182,7 @@ TEST_CASE("engine: a near-noise gain is re-measured before any decision") {
 TEST_CASE("engine: kopt writes benchmark.csv from its own runs; a planted file is replaced") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir, {"kernel"})).ok());
   ws.setConfig("speed=90\n");
   const fs::path csv = fs::path(dir) / "rounds/round-2/artifacts/benchmark.csv";
@@ -237,7 +206,7 @@ TEST_CASE("engine: kopt writes benchmark.csv from its own runs; a planted file i
 TEST_CASE("engine: a bench that writes no CSV fails its runs even if a stale file sits at the path") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   ws.setConfig("speed=200\nnocsv=1\n");
   // Plant the baseline's CSV where each of the measurement's candidate runs will look.
@@ -255,7 +224,7 @@ TEST_CASE("engine: a bench that writes no CSV fails its runs even if a stale fil
 TEST_CASE("engine: schema drift is a rollback that names the difference") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   ws.setConfig("speed=130\nextra_column=1\n");
   auto validated = engine.validateRound({dir, false}, {});
@@ -269,7 +238,7 @@ TEST_CASE("engine: schema drift is a rollback that names the difference") {
 TEST_CASE("engine: termination, final acceptance and the report end the campaign") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   ws.setConfig("speed=125\n");
   REQUIRE(engine.validateRound({dir, false}, {}).ok());
@@ -313,7 +282,7 @@ TEST_CASE("engine: termination, final acceptance and the report end the campaign
 TEST_CASE("engine: tips are appended under a lock and queried by keyword") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = campaignOf(ws, engine);
+  const std::string dir = testing::defineFakeCampaign(engine);
   AppendTipRequest a;
   a.campaignDir = dir;
   a.round = 2;
@@ -341,7 +310,7 @@ TEST_CASE("engine: after a crash mid-measurement the next one takes a new tag an
   std::string dir;
   {
     CampaignEngine engine(ws.options());
-    dir = startCampaign(ws, engine);
+    dir = testing::fakeCampaignAtBaseline(engine);
     REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   }
   ws.setConfig("speed=120\n");
@@ -410,7 +379,7 @@ TEST_CASE("engine: a bench run lost by the cluster is an error and records nothi
   EngineOptions options = ws.options();
   options.executorFactory = [=](const Manifest&) { return std::make_unique<NodeLossExecutor>(losing, keep); };
   CampaignEngine engine(options);
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   ws.setConfig("speed=120\n");
   const int benchesBefore = countEvents(dir, "bench_finished");
@@ -445,7 +414,7 @@ TEST_CASE("engine: a full measurement is sharded over executor.devices; each sha
   testing::writeText(ws.repo / "manifest.yaml",
                      readText(ws.repo / "manifest.yaml") + "executor: {kind: local, devices: [g0, g1]}\n");
   CampaignEngine engine(ws.options());
-  const std::string dir = startCampaign(ws, engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
   ws.setConfig("speed=120\n");
   auto full = engine.runQuickBench({dir, true, 2}, {});

@@ -101,4 +101,40 @@ struct FakeWorkspace {
   }
 };
 
+// define_target on the fake kernel's manifest.yaml; returns the campaign directory.
+inline std::string defineFakeCampaign(CampaignEngine& engine) {
+  DefineTargetRequest d;
+  d.repoPath = "repo";
+  d.manifestPath = "manifest.yaml";
+  d.created = "2026-04-12 09:30";
+  auto defined = engine.defineTarget(d);
+  REQUIRE_MESSAGE(defined.ok(), defined.errorText());
+  return defined.value().campaignDir;
+}
+
+// define -> confirm -> prepare -> tips -> baseline; returns the campaign directory.
+inline std::string fakeCampaignAtBaseline(CampaignEngine& engine) {
+  const std::string dir = defineFakeCampaign(engine);
+  REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
+  REQUIRE(engine.prepareEnvironment(dir).ok());
+  REQUIRE(engine.readTips(dir).ok());
+  auto baseline = engine.runBaseline(dir, {});
+  REQUIRE_MESSAGE(baseline.ok(), baseline.errorText());
+  return dir;
+}
+
+// A one-setting round on the fake kernel's knob file.
+inline BeginRoundRequest speedKnobHypothesis(const std::string& dir,
+                                             std::vector<std::string> files = {"kernel/config.ini"}) {
+  BeginRoundRequest b;
+  b.campaignDir = dir;
+  b.hypothesis.statement = "I expect more TFLOPS because the knob is faster";
+  b.hypothesis.change = "speed knob";
+  b.hypothesis.expected.metric = "Forward TFLOPS";
+  b.hypothesis.expected.sizePct = 10;
+  b.hypothesis.bucket = records::Rule11Bucket::K1;
+  b.hypothesis.files = std::move(files);
+  return b;
+}
+
 }  // namespace kopt::campaign::testing

@@ -16,37 +16,11 @@ using testing::readText;
 using testing::writeText;
 namespace fs = std::filesystem;
 
-std::string toBaseline(CampaignEngine& engine) {
-  DefineTargetRequest d;
-  d.repoPath = "repo";
-  d.manifestPath = "manifest.yaml";
-  d.created = "2026-04-12 09:30";
-  auto defined = engine.defineTarget(d);
-  REQUIRE_MESSAGE(defined.ok(), defined.errorText());
-  const std::string dir = defined.value().campaignDir;
-  REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
-  REQUIRE(engine.prepareEnvironment(dir).ok());
-  REQUIRE(engine.readTips(dir).ok());
-  auto b = engine.runBaseline(dir, {});
-  REQUIRE_MESSAGE(b.ok(), b.errorText());
-  return dir;
-}
-
-BeginRoundRequest hypothesis(const std::string& dir) {
-  BeginRoundRequest b;
-  b.campaignDir = dir;
-  b.hypothesis.statement = "I expect more TFLOPS because the knob is faster";
-  b.hypothesis.change = "speed knob";
-  b.hypothesis.expected.sizePct = 10;
-  b.hypothesis.files = {"kernel/config.ini"};
-  return b;
-}
-
 void editedRecordIsRestoredAndRefused(const std::string& rel, const std::string& from, const std::string& to) {
   CAPTURE(rel);
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   const fs::path file = fs::path(dir) / rel;
   const std::string original = readText(file);
   REQUIRE(original.find(from) != std::string::npos);
@@ -62,7 +36,7 @@ void editedRecordIsRestoredAndRefused(const std::string& rel, const std::string&
   CHECK(status.value().problems[0] == rel + " was edited behind kopt's back");
   CHECK(readText(file) != original);  // a query changes nothing
 
-  auto refused = engine.beginRound(hypothesis(dir));
+  auto refused = engine.beginRound(testing::speedKnobHypothesis(dir));
   REQUIRE(refused.refused());
   CHECK(testing::name(refused.refusal().code) == "record_tampered");
   CHECK(refused.refusal().why.find(rel) == 0);
@@ -70,7 +44,7 @@ void editedRecordIsRestoredAndRefused(const std::string& rel, const std::string&
   CHECK(refused.refusal().details[0] == rel + ": restored from the ledger");
   CHECK(readText(file) == original);
   // Restored: the campaign goes on.
-  auto begun = engine.beginRound(hypothesis(dir));
+  auto begun = engine.beginRound(testing::speedKnobHypothesis(dir));
   CHECK_MESSAGE(begun.ok(), begun.errorText());
 }
 
@@ -86,15 +60,15 @@ TEST_CASE("records: an edited optimize.md, summary.md, decision.json or trend is
 TEST_CASE("records: a deleted record is restored; untouched records pass") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = toBaseline(engine);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
   const fs::path summary = fs::path(dir) / "rounds/round-1/summary.md";
   const std::string original = readText(summary);
   fs::remove(summary);
-  auto refused = engine.beginRound(hypothesis(dir));
+  auto refused = engine.beginRound(testing::speedKnobHypothesis(dir));
   REQUIRE(refused.refused());
   CHECK(refused.refusal().why.find("rounds/round-1/summary.md") == 0);
   CHECK(readText(summary) == original);
-  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  REQUIRE(engine.beginRound(testing::speedKnobHypothesis(dir)).ok());
   auto status = engine.campaignStatus(dir);
   REQUIRE(status.ok());
   CHECK(status.value().integrity.rfind("ok", 0) == 0);
