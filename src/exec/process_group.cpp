@@ -90,6 +90,38 @@ void signalGroup(pid_t leader, int sig) {
 
 bool groupEmpty(pid_t leader) { return snapshotGroup(leader).members.empty(); }
 
+bool groupStopped(pid_t leader) {
+  bool any = false, all = true;
+  forEachProcess([&](pid_t pid, const ProcStat& st) {
+    if (!belongs(st, leader)) return;
+    any = true;
+    // A process's stat shows its main thread only; every thread must have taken the stop.
+    char dirPath[64];
+    std::snprintf(dirPath, sizeof dirPath, "/proc/%d/task", static_cast<int>(pid));
+    DIR* dir = opendir(dirPath);
+    if (!dir) {
+      all = all && (st.state == 'T' || st.state == 't');
+      return;
+    }
+    while (dirent* e = readdir(dir)) {
+      if (e->d_name[0] == '.') continue;
+      char path[320];
+      std::snprintf(path, sizeof path, "/proc/%d/task/%s/stat", static_cast<int>(pid), e->d_name);
+      FILE* f = std::fopen(path, "re");
+      if (!f) continue;  // the thread ended meanwhile
+      char buf[512];
+      const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+      std::fclose(f);
+      buf[n] = '\0';
+      const char* close = std::strrchr(buf, ')');
+      const char state = close && close[1] ? close[2] : '?';
+      if (state != 'T' && state != 't' && state != 'Z' && state != 'X') all = false;
+    }
+    closedir(dir);
+  });
+  return any && all;
+}
+
 bool processAlive(pid_t pid) {
   ProcStat st;
   if (!readStat(pid, st)) return false;

@@ -25,6 +25,10 @@ void signalGroup(pid_t leader, int sig);
 // True when no live (non-zombie) process belongs to the group or session.
 bool groupEmpty(pid_t leader);
 
+// True when the group or session has live members and every thread of every member is stopped
+// (SIGSTOP taken: state T): nothing of it can run on a CPU or queue GPU work.
+bool groupStopped(pid_t leader);
+
 // True when the process exists and is not a zombie (a zombie waiting for its parent to reap it is
 // gone for every purpose kopt cares about).
 bool processAlive(pid_t pid);

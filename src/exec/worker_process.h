@@ -1,0 +1,79 @@
+#pragma once
+// A long-lived child that answers one line per request over pipes (docs/worker-protocol.md): the
+// bench workers kopt alternates batches between. Unlike Executor::run, whose commands write only
+// to files, this child is talked to, so it gets a stdin and a stdout pipe; its stderr goes to a
+// log file. It runs in a session of its own so that stop()/resume() (SIGSTOP/SIGCONT) and
+// terminate() reach every process it started, and nothing it does reaches kopt's own terminal.
+//
+// Local processes only: a Slurm step cannot be stopped and resumed batch by batch from here.
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/cancellation.h"
+
+namespace kopt::exec {
+
+struct WorkerSpec {
+  std::vector<std::string> argv;                // argv[0] resolved through PATH when it has no '/'
+  std::map<std::string, std::string> env;       // added to (and overriding) kopt's environment
+  std::filesystem::path cwd;                    // empty: kopt's cwd
+  std::filesystem::path stderrPath;             // required: the worker's log (created/truncated)
+};
+
+// What reading a reply line came to.
+enum class LineStatus { Line, Eof, TimedOut, Cancelled, TooLong };
+const char* lineStatusName(LineStatus status);  // not toString: doctest would pick that up as its printer
+
+class WorkerProcess {
+ public:
+  WorkerProcess() = default;
+  ~WorkerProcess();  // terminate()s a worker that is still running
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // Starts the child; false with error() set when it could not be started (argv[0] not found, cwd
+  // missing, log not writable). A start failure of execve itself shows as Eof on the first read.
+  bool start(const WorkerSpec& spec);
+  const std::string& error() const { return error_; }
+  pid_t pid() const { return pid_; }
+  bool running() const { return pid_ > 0; }
+
+  // One request line (a '\n' is appended). False when the child closed its stdin or died.
+  bool writeLine(const std::string& line);
+  // The next reply line without its '\n'. Waits at most `timeout`; a line longer than `maxBytes`
+  // is TooLong (a harness that floods its reply channel is broken, not slow).
+  LineStatus readLine(std::string& line, std::chrono::milliseconds timeout, const CancellationToken& cancel,
+                      std::size_t maxBytes = 64u << 20);
+
+  // SIGSTOP / SIGCONT to every process of the worker's session.
+  void stop();
+  void resume();
+  // True when every live process of the worker's session is stopped (state T in /proc): the idle
+  // arm is really idle while the other arm's batch runs. Waits up to `within` for the kernel to
+  // deliver the stop to every thread.
+  bool allStopped(std::chrono::milliseconds within = std::chrono::milliseconds(500)) const;
+
+  // Closes stdin, waits `grace` for the child to leave, then SIGKILLs the session and reaps it.
+  // Returns the wait status description ("exited 0", "killed by signal 9").
+  std::string terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+  // The exit description once the child is gone ("exited 3", "killed by signal 11"); empty while
+  // it runs.
+  std::string exitDescription();
+
+ private:
+  pid_t pid_ = -1;
+  int toChild_ = -1;    // the child's stdin
+  int fromChild_ = -1;  // the child's stdout
+  std::string buffer_;  // bytes read past the last returned line
+  std::string error_;
+  std::optional<int> waitStatus_;
+  bool reap(bool block);
+};
+
+}  // namespace kopt::exec

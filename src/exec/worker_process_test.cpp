@@ -1,0 +1,127 @@
+#include "exec/worker_process.h"
+
+#include <doctest/doctest.h>
+
+#include "exec/process_group.h"
+#include "exec/test_support.h"
+
+using namespace std::chrono_literals;
+using kopt::CancellationToken;
+using kopt::exec::LineStatus;
+using kopt::exec::WorkerProcess;
+using kopt::exec::WorkerSpec;
+using kopt::exec::testing::TempDir;
+
+namespace {
+
+// A worker in shell: answers "got <line>" per request; "quiet" is read and never answered;
+// "spawn" starts a child in the worker's session that sleeps (stop/resume must reach it too).
+WorkerSpec echoWorker(const TempDir& dir) {
+  WorkerSpec spec;
+  spec.argv = {"/bin/sh", "-c",
+               "while IFS= read -r l; do case \"$l\" in quiet) ;; spawn) sleep 30 & echo spawned ;; "
+               "err) echo oops >&2; echo \"got $l\" ;; *) echo \"got $l\" ;; esac; done"};
+  spec.stderrPath = dir / "worker.log";
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("a worker answers one line per request and exits 0 when its stdin closes") {
+  TempDir dir("worker_echo");
+  WorkerProcess w;
+  REQUIRE(w.start(echoWorker(dir)));
+  CHECK(w.running());
+  std::string line;
+  for (const char* req : {"hello", "{\"id\":2}", "err"}) {
+    REQUIRE(w.writeLine(req));
+    REQUIRE(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Line);
+    CHECK(line == std::string("got ") + req);
+  }
+  CHECK(w.terminate() == "exited 0");
+  CHECK_FALSE(w.running());
+  CHECK(kopt::exec::testing::readFile(dir / "worker.log") == "oops\n");
+}
+
+TEST_CASE("a request the worker never answers times out, and cancellation ends the wait") {
+  TempDir dir("worker_quiet");
+  WorkerProcess w;
+  REQUIRE(w.start(echoWorker(dir)));
+  std::string line;
+  REQUIRE(w.writeLine("quiet"));
+  CHECK(w.readLine(line, 200ms, CancellationToken{}) == LineStatus::TimedOut);
+  CancellationToken cancel;
+  cancel.cancel();
+  CHECK(w.readLine(line, 10s, cancel) == LineStatus::Cancelled);
+  // The worker is still usable after both.
+  REQUIRE(w.writeLine("again"));
+  REQUIRE(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Line);
+  CHECK(line == "got again");
+}
+
+TEST_CASE("stop() stops every process of the worker's session, resume() lets them run again") {
+  TempDir dir("worker_stop");
+  WorkerProcess w;
+  REQUIRE(w.start(echoWorker(dir)));
+  std::string line;
+  REQUIRE(w.writeLine("spawn"));
+  REQUIRE(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Line);
+  CHECK(line == "spawned");
+  CHECK(kopt::exec::snapshotGroup(w.pid()).members.size() >= 2);
+  CHECK_FALSE(w.allStopped(0ms));
+  w.stop();
+  CHECK(w.allStopped());
+  w.resume();
+  // A stopped worker could not answer; a resumed one does.
+  REQUIRE(w.writeLine("after"));
+  REQUIRE(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Line);
+  CHECK(line == "got after");
+  CHECK_FALSE(w.allStopped(0ms));
+  const pid_t leader = w.pid();
+  w.terminate(1s);
+  // The sleeping child of the session went with it.
+  CHECK(kopt::exec::groupEmpty(leader));
+}
+
+TEST_CASE("a worker that dies shows as EOF, and its exit is described") {
+  TempDir dir("worker_dies");
+  WorkerSpec spec;
+  spec.argv = {"/bin/sh", "-c", "read l; echo half-a-line | tr -d '\\n'; exit 3"};
+  spec.stderrPath = dir / "worker.log";
+  WorkerProcess w;
+  REQUIRE(w.start(spec));
+  REQUIRE(w.writeLine("x"));
+  std::string line;
+  // An unterminated last line is not a reply.
+  CHECK(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Eof);
+  CHECK(w.terminate() == "exited 3");
+  // Writing to a worker that is gone fails instead of raising SIGPIPE in kopt.
+  CHECK_FALSE(w.writeLine("y"));
+}
+
+TEST_CASE("a reply line longer than the limit is refused") {
+  TempDir dir("worker_flood");
+  WorkerSpec spec;
+  spec.argv = {"/bin/sh", "-c", "read l; head -c 300000 /dev/zero | tr '\\0' 'x'; echo"};
+  spec.stderrPath = dir / "worker.log";
+  WorkerProcess w;
+  REQUIRE(w.start(spec));
+  REQUIRE(w.writeLine("x"));
+  std::string line;
+  CHECK(w.readLine(line, 10s, CancellationToken{}, 1000) == LineStatus::TooLong);
+}
+
+TEST_CASE("a worker that cannot start says why") {
+  TempDir dir("worker_start");
+  WorkerProcess w;
+  WorkerSpec spec;
+  spec.argv = {"kopt-no-such-program-anywhere"};
+  spec.stderrPath = dir / "worker.log";
+  CHECK_FALSE(w.start(spec));
+  CHECK(w.error().find("not found") != std::string::npos);
+  spec.argv = {"/bin/sh"};
+  spec.cwd = dir / "missing";
+  CHECK_FALSE(w.start(spec));
+  CHECK(w.error().find("does not exist") != std::string::npos);
+  CHECK_FALSE(w.running());
+}
