@@ -304,7 +304,8 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
         detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tags.back() + ".json"), tags.back(), fingerprint,
                                       full, pairs);
         assembled = assemble(pairs, detail::frozenHeader(s), detail::expectedLabels(s, full));
-        if (assembled.bestRunFailed) {
+        // A candidate that failed is judged (ROLLBACK) even when the best has nothing to compare.
+        if (assembled.bestRunFailed && !assembled.candidateRunFailed) {
           s.clearStep();
           return toolFailure("a bench run of the current best failed, so no comparison is possible: " +
                                  util::join(assembled.problems, "; "),

@@ -8,6 +8,7 @@
 #include <set>
 #include <system_error>
 
+#include "campaign/interleaved_runner.h"
 #include "exec/output_tail.h"
 #include "measure/frozen_schema.h"
 #include "util/atomic_file.h"
@@ -262,9 +263,13 @@ ArmRun MeasurementRunner::runArm(const MeasurementPlan& plan, const std::string&
 
 std::vector<PairRun> MeasurementRunner::run(const MeasurementPlan& plan, int first, int count, const CallContext& ctx,
                                             double progressBase, double progressTotal) {
+  lostRun_.clear();
+  if (plan.workers) {
+    // A worker session is one pair of local processes: there is no lost node to report.
+    return InterleavedRunner(seeds_).run(plan, first, count, nextSession_++, ctx, progressBase, progressTotal);
+  }
   std::vector<PairRun> out;
   double done = progressBase;
-  lostRun_.clear();
   for (int i = first; i < first + count; ++i) {
     if (ctx.cancel.cancelled() || !lostRun_.empty()) break;
     PairRun pair;
@@ -307,6 +312,7 @@ json pairsToJson(const std::vector<PairRun>& pairs) {
   };
   for (const auto& p : pairs) {
     out.push_back({{"index", p.index},
+                   {"session", p.session},
                    {"seed", p.seed},
                    {"candidate_first", p.candidateFirst},
                    {"candidate", armJson(p.candidate)},
@@ -348,6 +354,7 @@ std::vector<PairRun> pairsFromJson(const json& j, const MeasurementPlan& plan) {
   for (const auto& p : j) {
     PairRun pair;
     pair.index = p.value("index", 0);
+    pair.session = p.value("session", 0);
     pair.seed = p.value("seed", std::uint64_t{0});
     pair.candidateFirst = p.value("candidate_first", true);
     pair.candidate = load(p.value("candidate", json::object()), "candidate");
@@ -431,15 +438,19 @@ AssembledRuns assemble(const std::vector<PairRun>& pairs, const std::string& fro
   for (const auto& label : a.labels) {
     measure::PairedRuns runs;
     runs.label = label;
+    // Index i is pair i in every shape: a pair that lacks this shape's value holds NaN here
+    // instead of shifting the later pairs, so the aggregate never mixes pairs across shapes.
+    bool any = false;
     for (const auto& p : pairs) {
       if (!p.candidate.ok || !p.best.ok) continue;
       auto c = p.candidate.summary.find(label);
       auto b = p.best.summary.find(label);
-      if (!c || !b || !(*c > 0) || !(*b > 0)) continue;
-      runs.candidate.push_back(*c);
-      runs.best.push_back(*b);
+      const bool usable = c && b && *c > 0 && *b > 0;
+      runs.candidate.push_back(usable ? *c : std::nan(""));
+      runs.best.push_back(usable ? *b : std::nan(""));
+      any = any || usable;
     }
-    if (!runs.candidate.empty()) a.runs.push_back(std::move(runs));
+    if (any) a.runs.push_back(std::move(runs));
   }
   for (const auto& p : pairs) {
     if (p.candidate.ok && p.best.ok) ++a.usablePairs;

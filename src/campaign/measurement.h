@@ -44,6 +44,9 @@ struct ArmRun {
 
 struct PairRun {
   int index = 0;
+  // Which worker session measured it (interleaved runner: one pair of worker processes per
+  // session; the A/A compares sessions). Process pairs: always 0.
+  int session = 0;
   std::uint64_t seed = 0;
   bool candidateFirst = true;
   ArmRun candidate, best;
@@ -66,10 +69,16 @@ struct MeasurementPlan {
   // best runs land on the same device: the A/B comparison never crosses devices.
   std::vector<std::string> devices;
   exec::DeviceBinding binding = exec::DeviceBinding::VisibleDevicesEnv;
+  // The harness speaks docs/worker-protocol.md: the arms are measured as interleaved batches in
+  // two persistent workers (interleaved_runner.h), a pair is a block. Otherwise each pair is two
+  // fresh processes of the command writing the frozen-schema CSV.
+  bool workers = false;
+  double batchMs = 5.0;  // the best arm's time per batch the worker runner aims at
 };
 
 class MeasurementRunner {
  public:
+  // Worker plans run in fresh worker sessions numbered from 0 per runner, one per run() call.
   MeasurementRunner(exec::Executor& executor, std::function<std::uint64_t()> seeds);
   // Runs pairs first .. first+count-1. Stops early when cancelled (the unfinished pair is
   // dropped). `progressBase` = runs already done in this call, `progressTotal` = runs planned.
@@ -87,6 +96,7 @@ class MeasurementRunner {
   std::function<std::uint64_t()> seeds_;
   double typicalRunSeconds_ = 5.0;
   std::string lostRun_;
+  int nextSession_ = 0;
 };
 
 // Reads an ArmRun's files again (restart / reuse of an earlier measurement).

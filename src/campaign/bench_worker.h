@@ -1,0 +1,101 @@
+#pragma once
+// kopt's side of the bench worker protocol (docs/worker-protocol.md): typed requests and replies
+// over an exec::WorkerProcess. Every reply is checked field by field; a reply that breaks the
+// protocol, a worker that dies or stops answering, is a WorkerFailure that names what happened,
+// and the worker is not asked anything again (its state is unknown).
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "exec/worker_process.h"
+#include "measure/bench_table.h"
+#include "measure/samples_file.h"
+#include "util/cancellation.h"
+
+namespace kopt::campaign {
+
+inline constexpr int kWorkerProtocolVersion = 1;
+
+struct WorkerHello {
+  int protocol = 0;
+  std::string harness;
+  std::string device;
+  std::string csvHeader;
+  std::vector<std::string> shapes;
+};
+
+struct PreparedShape {
+  std::string shape;
+  measure::Check check = measure::Check::Error;
+  std::string problem;
+  std::map<measure::Direction, double> callMs;  // warm-up estimate of one call per direction
+  double stepMs() const;                         // one call of every direction together
+};
+
+struct BatchResult {
+  std::string shape;
+  std::vector<measure::SampleSeries> series;  // labelled with the shape
+  long long errors = 0;                       // calls that failed verification
+  double wallMs = 0;
+  std::optional<double> idleProbeUs;
+};
+
+enum class WorkerFailureKind {
+  Refused,    // ok:false: the worker says why and can take the next request
+  Broken,     // the reply is not the protocol's (bad JSON, wrong id, a field missing or mistyped)
+  Died,       // EOF: the worker exited or crashed
+  TimedOut,   // no reply within the request limit
+  Cancelled,  // the caller cancelled while waiting
+};
+
+struct WorkerFailure {
+  WorkerFailureKind kind = WorkerFailureKind::Broken;
+  std::string message;
+  bool workerUsable() const { return kind == WorkerFailureKind::Refused; }
+};
+
+template <typename T>
+using WorkerReply = std::variant<T, WorkerFailure>;
+
+// Parsing one reply line against a request id (pure; tested without a process).
+WorkerReply<nlohmann::json> parseReplyEnvelope(const std::string& line, long long id);
+WorkerReply<WorkerHello> parseHello(const nlohmann::json& reply);
+WorkerReply<PreparedShape> parsePrepared(const nlohmann::json& reply, const std::string& shape);
+WorkerReply<BatchResult> parseBatch(const nlohmann::json& reply, const std::string& shape, int calls);
+WorkerReply<std::string> parseRow(const nlohmann::json& reply, const std::string& shape);
+
+class BenchWorker {
+ public:
+  // `arm` names the worker in messages ("candidate", "best").
+  explicit BenchWorker(std::string arm) : arm_(std::move(arm)) {}
+  const std::string& arm() const { return arm_; }
+
+  bool start(const exec::WorkerSpec& spec, std::string& error);
+  exec::WorkerProcess& process() { return process_; }
+
+  WorkerReply<WorkerHello> hello(std::chrono::milliseconds timeout, const CancellationToken& cancel);
+  WorkerReply<PreparedShape> prepare(const std::string& shape, std::uint64_t seed, std::chrono::milliseconds timeout,
+                                     const CancellationToken& cancel);
+  WorkerReply<BatchResult> batch(const std::string& shape, int calls, std::uint64_t seed,
+                                 std::chrono::milliseconds timeout, const CancellationToken& cancel);
+  WorkerReply<std::string> row(const std::string& shape, std::chrono::milliseconds timeout,
+                               const CancellationToken& cancel);
+  // quit, then terminate: the exit description ("exited 0").
+  std::string close();
+
+ private:
+  WorkerReply<nlohmann::json> call(nlohmann::json request, std::chrono::milliseconds timeout,
+                                   const CancellationToken& cancel);
+  std::string arm_;
+  exec::WorkerProcess process_;
+  long long nextId_ = 1;
+  bool broken_ = false;
+};
+
+}  // namespace kopt::campaign

@@ -1,0 +1,261 @@
+#include "campaign/interleaved_runner.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "campaign/bench_worker.h"
+#include "util/atomic_file.h"
+#include "util/text.h"
+
+namespace kopt::campaign {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::vector<bool> blockOrder(int index) {
+  if (index % 2 == 0) return {true, false, false, true};
+  return {false, true, true, false};
+}
+
+int callsPerBatch(double stepMs, double batchMs) {
+  if (!(stepMs > 0) || !std::isfinite(stepMs)) return 3;
+  const double calls = std::round(batchMs / stepMs);
+  return static_cast<int>(std::clamp(calls, 3.0, 4096.0));
+}
+
+namespace {
+
+enum Arm { kCandidate = 0, kBest = 1 };
+const char* armName(int arm) { return arm == kCandidate ? "candidate" : "best"; }
+
+// One arm's calls of one block: per shape and direction, both of its batches together.
+struct BlockSamples {
+  std::vector<measure::SampleSeries> series;
+  void add(const measure::SampleSeries& s) {
+    for (auto& have : series) {
+      if (have.label == s.label && have.direction == s.direction) {
+        have.timesMs.insert(have.timesMs.end(), s.timesMs.begin(), s.timesMs.end());
+        return;
+      }
+    }
+    series.push_back(s);
+  }
+};
+
+std::string samplesText(const WorkerHello& hello, std::uint64_t seed, const BlockSamples& block) {
+  std::string out = json{{"kopt_samples", 1}, {"harness", hello.harness}, {"device", hello.device}, {"seed", seed}}.dump() + "\n";
+  for (const auto& s : block.series) {
+    json line{{"label", s.label}, {"direction", measure::toString(s.direction)}, {"unit", "ms"}, {"times", s.timesMs}};
+    line["flops"] = s.flops ? json(*s.flops) : json(nullptr);
+    line["bytes"] = s.bytes ? json(*s.bytes) : json(nullptr);
+    out += line.dump() + "\n";
+  }
+  return out;
+}
+
+struct ArmState {
+  BenchWorker worker;
+  WorkerHello hello;
+  bool started = false;
+  std::string error;  // the arm failed: every block of it is not ok
+  std::vector<std::string> rows;
+  std::vector<std::string> problems;  // per-shape notes (a FAIL prepare, batch errors)
+  explicit ArmState(const char* name) : worker(name) {}
+};
+
+exec::WorkerSpec specFor(const MeasurementPlan& plan, bool candidate, const fs::path& log) {
+  exec::ParsedCommand cmd = expandPlaceholders(plan.command, candidate ? plan.candidatePlaceholders : plan.bestPlaceholders);
+  exec::WorkerSpec spec;
+  spec.argv = cmd.argv;
+  spec.argv.push_back("--serve");
+  spec.env = cmd.env;
+  spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
+  spec.stderrPath = log;
+  return spec;
+}
+
+}  // namespace
+
+std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int first, int count, int session,
+                                            const CallContext& ctx, double progressBase, double progressTotal) {
+  std::error_code ec;
+  fs::create_directories(plan.runsDir, ec);
+  const std::string stem = plan.tag + "-s" + std::to_string(session);
+  ArmState arms[2] = {ArmState("candidate"), ArmState("best")};
+  const auto timeout = plan.timeout;
+  const CancellationToken& cancel = ctx.cancel;
+
+  // Start both workers and learn their headers and shape sets. The best's shape set is the default
+  // one: it is the trusted reference, the candidate is asked for each of its shapes.
+  for (int a : {kBest, kCandidate}) {
+    ArmState& arm = arms[a];
+    const fs::path log = plan.runsDir / (stem + "-" + armName(a) + ".log");
+    std::string err;
+    if (!arm.worker.start(specFor(plan, a == kCandidate, log), err)) {
+      arm.error = "the " + std::string(armName(a)) + " worker did not start: " + err;
+      continue;
+    }
+    arm.started = true;
+    auto hello = arm.worker.hello(timeout, cancel);
+    if (auto* f = std::get_if<WorkerFailure>(&hello)) {
+      arm.error = f->message;
+      continue;
+    }
+    arm.hello = std::get<WorkerHello>(hello);
+    arm.worker.process().stop();
+  }
+  std::vector<std::string> shapes = plan.shapes;
+  if (shapes.empty()) shapes = arms[kBest].hello.shapes;
+
+  // Per block index (relative to `first`) and arm, the calls it measured.
+  std::vector<std::array<BlockSamples, 2>> blocks(static_cast<std::size_t>(std::max(0, count)));
+  std::vector<std::uint64_t> blockSeeds;
+  for (int i = 0; i < count; ++i) blockSeeds.push_back(seeds_());
+
+  const double shareTotal = std::max<double>(1.0, static_cast<double>(shapes.size()) * std::max(1, count));
+  double done = 0;
+  auto progress = [&](const std::string& msg) {
+    ctx.report(progressBase + 2.0 * count * (done / shareTotal), progressTotal, msg);
+  };
+
+  auto failed = [&]() { return !arms[kCandidate].error.empty() || !arms[kBest].error.empty() || cancel.cancelled(); };
+  auto request = [&](int a, auto&& fn) -> bool {
+    ArmState& arm = arms[a];
+    arm.worker.process().resume();
+    auto reply = fn(arm.worker);
+    if (auto* f = std::get_if<WorkerFailure>(&reply)) {
+      if (!f->workerUsable()) {
+        arm.error = f->message;
+        return false;
+      }
+      arm.problems.push_back(f->message);
+      arm.worker.process().stop();
+      return false;
+    }
+    arm.worker.process().stop();
+    return true;
+  };
+
+  for (const auto& shape : shapes) {
+    if (failed()) break;
+    const std::uint64_t shapeSeed = seeds_();
+    PreparedShape prepared[2];
+    bool pass[2] = {false, false};
+    for (int a : {kBest, kCandidate}) {
+      request(a, [&](BenchWorker& w) {
+        auto r = w.prepare(shape, shapeSeed, timeout, cancel);
+        if (auto* p = std::get_if<PreparedShape>(&r)) {
+          prepared[a] = *p;
+          pass[a] = p->check == measure::Check::Pass;
+          if (!pass[a]) {
+            arms[a].problems.push_back(shape + ": " + measure::toString(p->check) + (p->problem.empty() ? "" : ": " + p->problem));
+          }
+        }
+        return r;
+      });
+      if (failed()) break;
+    }
+    if (failed()) break;
+    // Only a shape both arms got right is timed: a failing candidate shape is a verdict already.
+    if (pass[kCandidate] && pass[kBest]) {
+      const int calls = callsPerBatch(prepared[kBest].stepMs(), plan.batchMs);
+      long long errors[2] = {0, 0};
+      for (int i = 0; i < count && !failed(); ++i) {
+        const int index = first + i;
+        for (bool candidateTurn : blockOrder(index)) {
+          const int a = candidateTurn ? kCandidate : kBest;
+          ArmState& idle = arms[1 - a];
+          // The other arm must not run on the CPU or queue device work while this batch is timed.
+          if (idle.started && !idle.worker.process().allStopped()) {
+            idle.error = "the " + std::string(armName(1 - a)) +
+                         " worker's processes did not all stop between batches (a process left its session?)";
+            break;
+          }
+          const std::uint64_t batchSeed = seeds_();
+          const bool ok = request(a, [&](BenchWorker& w) {
+            auto r = w.batch(shape, calls, batchSeed, timeout, cancel);
+            if (auto* b = std::get_if<BatchResult>(&r)) {
+              errors[a] += b->errors;
+              for (const auto& s : b->series) blocks[static_cast<std::size_t>(i)][a].add(s);
+            }
+            return r;
+          });
+          if (!ok || failed()) break;
+        }
+        done += 1;
+        progress(shape + ": block " + std::to_string(i + 1) + "/" + std::to_string(count));
+        // A shape with failed calls has its verdict (FAIL): more timing would not change it.
+        if (errors[kCandidate] > 0 || errors[kBest] > 0) break;
+      }
+      for (int a : {kCandidate, kBest}) {
+        if (errors[a] > 0) {
+          arms[a].problems.push_back(shape + ": " + std::to_string(errors[a]) + " timed call(s) failed verification");
+        }
+      }
+    }
+    if (failed()) break;
+    for (int a : {kBest, kCandidate}) {
+      request(a, [&](BenchWorker& w) {
+        auto r = w.row(shape, timeout, cancel);
+        if (auto* row = std::get_if<std::string>(&r)) arms[a].rows.push_back(*row);
+        return r;
+      });
+      if (failed()) break;
+    }
+  }
+  for (auto& arm : arms) {
+    if (!arm.started) continue;
+    const std::string exit = arm.worker.close();
+    if (arm.error.empty() && !cancel.cancelled() && exit != "exited 0") {
+      arm.error = "the " + arm.worker.arm() + " worker did not exit cleanly after quit (" + exit + ")";
+    }
+  }
+
+  // Files: each arm's table, each block's samples; then read them back like process runs.
+  fs::path csv[2];
+  for (int a : {kCandidate, kBest}) {
+    csv[a] = plan.runsDir / (stem + "-" + armName(a) + ".csv");
+    fs::remove(csv[a], ec);
+    if (!arms[a].hello.csvHeader.empty()) {
+      std::string text = arms[a].hello.csvHeader + "\n";
+      for (const auto& r : arms[a].rows) text += r + "\n";
+      util::writeFileAtomic(csv[a], text);
+    }
+  }
+  std::vector<PairRun> out;
+  if (cancel.cancelled()) return out;
+  for (int i = 0; i < count; ++i) {
+    PairRun pair;
+    pair.index = first + i;
+    pair.session = session;
+    pair.seed = blockSeeds[static_cast<std::size_t>(i)];
+    pair.candidateFirst = blockOrder(pair.index).front();
+    for (int a : {kCandidate, kBest}) {
+      const fs::path samples = plan.runsDir / (plan.tag + "-b" + std::to_string(pair.index) + "-" + armName(a) + ".samples.jsonl");
+      util::writeFileAtomic(samples, samplesText(arms[a].hello, pair.seed, blocks[static_cast<std::size_t>(i)][a]));
+      ArmRun run = loadArmRun(plan, armName(a), csv[a], samples);
+      run.log = plan.runsDir / (stem + "-" + armName(a) + ".log");
+      run.outcome = arms[a].error.empty() ? "exited" : "failed";
+      run.exitCode = arms[a].error.empty() ? 0 : 1;
+      if (!arms[a].error.empty()) {
+        run.ok = false;
+        run.error = arms[a].error;
+      } else if (!run.ok && !arms[1 - a].error.empty()) {
+        // This arm was healthy, but the measurement stopped before it reported a row.
+        run.error = "not measured: " + arms[1 - a].error;
+      } else if (!arms[a].problems.empty() && run.error.empty()) {
+        run.error = util::join(arms[a].problems, "; ");  // FAIL rows say it too; ok stays the table's
+      }
+      (a == kCandidate ? pair.candidate : pair.best) = std::move(run);
+    }
+    out.push_back(std::move(pair));
+  }
+  return out;
+}
+
+}  // namespace kopt::campaign

@@ -1,0 +1,254 @@
+// The worker runner against a scripted worker (tests/fixtures/bench_worker/fake_worker.py): block
+// order, the idle arm stopped during the other's batch, per-block files that read back like
+// process runs, and every way a worker can fail.
+#include "campaign/interleaved_runner.h"
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "campaign/bench_worker.h"
+
+namespace kopt::campaign {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const char* kHeader =
+    "label,B,M,N,K,Check,Forward TFLOPS,Forward TFLOPS_stddev,Backward TFLOPS,Backward TFLOPS_stddev,Forward Time "
+    "(ms),Backward Time (ms),out_snr,da_snr,db_snr\n";
+
+struct Fixture {
+  fs::path root;
+  fs::path candidate, best, runs, log;
+  Fixture(const std::string& tag, json candidateCfg, json bestCfg) {
+    root = fs::temp_directory_path() / ("kopt_interleaved_" + tag + "_" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    candidate = root / "candidate";
+    best = root / "best";
+    runs = root / "runs";
+    log = root / "batches.log";
+    fs::create_directories(candidate);
+    fs::create_directories(best);
+    candidateCfg["name"] = "candidate";
+    candidateCfg["log"] = log.string();
+    candidateCfg["pid_file"] = (root / "candidate.pid").string();
+    candidateCfg["peer_pid_file"] = (root / "best.pid").string();
+    bestCfg["name"] = "best";
+    bestCfg["log"] = log.string();
+    bestCfg["pid_file"] = (root / "best.pid").string();
+    bestCfg["peer_pid_file"] = (root / "candidate.pid").string();
+    std::ofstream(candidate / "arm.json") << candidateCfg.dump();
+    std::ofstream(best / "arm.json") << bestCfg.dump();
+  }
+  ~Fixture() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  MeasurementPlan plan() const {
+    MeasurementPlan p;
+    p.tag = "t";
+    auto cmd = parseCommand(std::string("python3 ") + KOPT_SOURCE_DIR + "/tests/fixtures/bench_worker/fake_worker.py");
+    p.command = std::get<Command>(cmd);
+    p.candidateTree = candidate;
+    p.bestTree = best;
+    p.runsDir = runs;
+    p.timeout = std::chrono::seconds(30);
+    p.workers = true;
+    p.batchMs = 24;  // 3 ms per step in the fake worker: 8 calls per batch
+    p.metric = *measure::PrimaryMetric::parse("Combined Step TFLOPS");
+    return p;
+  }
+  std::vector<std::string> logLines() const {
+    std::ifstream in(log);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  }
+};
+
+std::uint64_t counter() {
+  static std::uint64_t n = 100;
+  return ++n;
+}
+
+}  // namespace
+
+TEST_CASE("blocks alternate ABBA and BAAB, and batches are sized from the best's warm-up") {
+  CHECK(blockOrder(0) == std::vector<bool>{true, false, false, true});
+  CHECK(blockOrder(1) == std::vector<bool>{false, true, true, false});
+  CHECK(blockOrder(6) == blockOrder(0));
+  CHECK(callsPerBatch(0.5, 5.0) == 10);
+  CHECK(callsPerBatch(10.0, 5.0) == 3);      // at least 3 calls, even for a slow kernel
+  CHECK(callsPerBatch(1e-6, 5.0) == 4096);   // at most 4096
+  CHECK(callsPerBatch(std::nan(""), 5.0) == 3);
+}
+
+TEST_CASE("two honest workers: one pair per block, the idle worker stopped during every batch") {
+  Fixture f("honest", json{{"ms", 1.0}}, json{{"ms", 1.25}});
+  const MeasurementPlan plan = f.plan();
+  InterleavedRunner runner(counter);
+  auto pairs = runner.run(plan, 0, 4, 0, CallContext{}, 0, 8);
+  REQUIRE(pairs.size() == 4);
+  // 2 shapes x 4 blocks x 4 batches, in ABBA BAAB order per shape, the peer always stopped.
+  const auto lines = f.logLines();
+  REQUIRE(lines.size() == 32);
+  const std::vector<std::string> order = {"candidate", "best", "best", "candidate", "best", "candidate", "candidate", "best"};
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    CAPTURE(lines[i]);
+    CHECK(lines[i].rfind(order[i % 8] + " batch " + (i < 16 ? "s1" : "s2"), 0) == 0);
+    CHECK(lines[i].find("peer=T") != std::string::npos);
+  }
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const PairRun& p = pairs[i];
+    CHECK(p.index == static_cast<int>(i));
+    CHECK(p.candidateFirst == (i % 2 == 0));
+    for (const ArmRun* arm : {&p.candidate, &p.best}) {
+      CAPTURE(arm->error);
+      CHECK(arm->ok);
+      REQUIRE(arm->table);
+      CHECK(arm->table->schema.headerBytes == kHeader);
+      CHECK(arm->table->labels() == std::vector<std::string>{"s1", "s2"});
+      REQUIRE(arm->samplesFile);
+      // The block's own calls: two batches per direction and shape, each sized for the best's
+      // 3.75 ms step: round(24 / 3.75) = 6 calls.
+      const auto* fwd = arm->samplesFile->find("s1", measure::Direction::Forward);
+      REQUIRE(fwd);
+      CHECK(fwd->timesMs.size() == 12);
+    }
+    // Combined step 6MNK / (t_f + t_b): the candidate at 3 ms per step, the best at 3.75 ms.
+    const double c = *p.candidate.summary.find("s1");
+    const double b = *p.best.summary.find("s1");
+    CHECK(c / b == doctest::Approx(1.25));
+  }
+  // Blocks of a later look continue the numbering and the order.
+  auto more = runner.run(plan, 4, 2, 1, CallContext{}, 0, 4);
+  REQUIRE(more.size() == 2);
+  CHECK(more[0].index == 4);
+  CHECK(more[0].session == 1);
+  CHECK(more[1].candidateFirst == false);
+  const auto assembled = assemble(pairs, kHeader, {"s1", "s2"});
+  CHECK(assembled.usablePairs == 4);
+  CHECK(assembled.problems.empty());
+  REQUIRE(assembled.runs.size() == 2);
+  CHECK(assembled.runs[0].candidate.size() == 4);
+}
+
+TEST_CASE("a candidate that fails its check is not timed, and its row says FAIL") {
+  Fixture f("failcheck", json{{"mode", "fail_check"}}, json::object());
+  auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(pairs.size() == 2);
+  CHECK(f.logLines().empty());  // no batch ran
+  const auto assembled = assemble(pairs, kHeader, {"s1", "s2"});
+  for (const auto& [label, check] : assembled.candidateChecks) CHECK((check == measure::Check::Fail));
+  CHECK(pairs[0].candidate.error.find("s1: FAIL: wrong") != std::string::npos);
+}
+
+TEST_CASE("calls that fail verification end the shape's timing and fail the shape") {
+  Fixture f("errors", json{{"mode", "errors"}}, json::object());
+  auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 4, 0, CallContext{}, 0, 8);
+  REQUIRE(pairs.size() == 4);
+  // One block per shape (4 batches each), then the shape stops.
+  CHECK(f.logLines().size() == 8);
+  const auto assembled = assemble(pairs, kHeader, {"s1", "s2"});
+  for (const auto& [label, check] : assembled.candidateChecks) CHECK((check == measure::Check::Fail));
+  CHECK(pairs[0].candidate.error.find("failed verification") != std::string::npos);
+}
+
+TEST_CASE("a candidate worker that dies fails the candidate arm and nothing else runs") {
+  Fixture f("dies", json{{"mode", "die_at_prepare"}}, json::object());
+  auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(pairs.size() == 2);
+  CHECK_FALSE(pairs[0].candidate.ok);
+  CHECK(pairs[0].candidate.error.find("died during 'prepare'") != std::string::npos);
+  CHECK(pairs[0].candidate.error.find("exited 9") != std::string::npos);
+  // The best, measured nothing, says why: the engine judges the candidate's failure first.
+  CHECK(pairs[0].best.error.rfind("not measured: the candidate worker died", 0) == 0);
+  CHECK(assemble(pairs, kHeader, {"s1", "s2"}).candidateRunFailed);
+}
+
+TEST_CASE("a best worker that breaks the protocol fails the best arm") {
+  Fixture f("badreply", json::object(), json{{"mode", "bad_reply"}});
+  auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(pairs.size() == 2);
+  CHECK_FALSE(pairs[0].best.ok);
+  CHECK(pairs[0].best.error.find("broke the protocol") != std::string::npos);
+  CHECK(assemble(pairs, kHeader, {"s1", "s2"}).bestRunFailed);
+}
+
+TEST_CASE("a worker command that does not exist fails its arm with the reason") {
+  Fixture f("missing", json::object(), json::object());
+  MeasurementPlan plan = f.plan();
+  plan.command = std::get<Command>(parseCommand("kopt-no-such-worker-binary"));
+  auto pairs = InterleavedRunner(counter).run(plan, 0, 1, 0, CallContext{}, 0, 2);
+  REQUIRE(pairs.size() == 1);
+  CHECK(pairs[0].candidate.error.find("did not start") != std::string::npos);
+  CHECK_FALSE(pairs[0].best.ok);
+}
+
+TEST_CASE("cancelling the measurement returns no pairs") {
+  Fixture f("cancel", json::object(), json::object());
+  CallContext ctx;
+  ctx.cancel.cancel();
+  CHECK(InterleavedRunner(counter).run(f.plan(), 0, 2, 0, ctx, 0, 4).empty());
+}
+
+TEST_CASE("reply envelopes: id, ok and error are checked before anything else") {
+  CHECK(std::holds_alternative<json>(parseReplyEnvelope(R"({"id":3,"ok":true})", 3)));
+  auto wrongId = parseReplyEnvelope(R"({"id":4,"ok":true})", 3);
+  REQUIRE(std::holds_alternative<WorkerFailure>(wrongId));
+  CHECK(std::get<WorkerFailure>(wrongId).kind == WorkerFailureKind::Broken);
+  auto refused = parseReplyEnvelope(R"({"id":3,"ok":false,"error":"unknown shape x"})", 3);
+  REQUIRE(std::holds_alternative<WorkerFailure>(refused));
+  CHECK(std::get<WorkerFailure>(refused).workerUsable());
+  CHECK(std::get<WorkerFailure>(refused).message == "unknown shape x");
+  CHECK(std::holds_alternative<WorkerFailure>(parseReplyEnvelope("not json", 1)));
+  CHECK(std::holds_alternative<WorkerFailure>(parseReplyEnvelope(R"({"id":1})", 1)));
+}
+
+TEST_CASE("batch replies: times per requested call, positive, one series per direction") {
+  const json good = json::parse(
+      R"({"shape":"s","errors":0,"series":[{"direction":"forward","times_ms":[1,2,3],"flops":10,"bytes":null}]})");
+  auto b = parseBatch(good, "s", 3);
+  REQUIRE(std::holds_alternative<BatchResult>(b));
+  CHECK(std::get<BatchResult>(b).series.front().timesMs.size() == 3);
+  CHECK(*std::get<BatchResult>(b).series.front().flops == 10);
+  CHECK(std::holds_alternative<WorkerFailure>(parseBatch(good, "s", 4)));      // 3 times for 4 calls
+  CHECK(std::holds_alternative<WorkerFailure>(parseBatch(good, "other", 3)));  // another shape's batch
+  json negative = good;
+  negative["series"][0]["times_ms"] = {1, -2, 3};
+  CHECK(std::holds_alternative<WorkerFailure>(parseBatch(negative, "s", 3)));
+  json twice = good;
+  twice["series"].push_back(good["series"][0]);
+  CHECK(std::holds_alternative<WorkerFailure>(parseBatch(twice, "s", 3)));
+  json noErrors = good;
+  noErrors.erase("errors");
+  CHECK(std::holds_alternative<WorkerFailure>(parseBatch(noErrors, "s", 3)));
+}
+
+TEST_CASE("hello and prepare replies are checked field by field") {
+  auto h = parseHello(json::parse(R"({"protocol":1,"csv_header":"label,B","shapes":["a","b"],"harness":"h"})"));
+  REQUIRE(std::holds_alternative<WorkerHello>(h));
+  CHECK(std::get<WorkerHello>(h).shapes.size() == 2);
+  CHECK(std::holds_alternative<WorkerFailure>(parseHello(json::parse(R"({"protocol":2,"csv_header":"x","shapes":[]})"))));
+  CHECK(std::holds_alternative<WorkerFailure>(parseHello(json::parse(R"({"protocol":1,"shapes":[]})"))));
+  auto p = parsePrepared(json::parse(R"({"shape":"a","check":"PASS","call_ms":{"forward":0.5,"backward":1.0}})"), "a");
+  REQUIRE(std::holds_alternative<PreparedShape>(p));
+  CHECK(std::get<PreparedShape>(p).stepMs() == doctest::Approx(1.5));
+  CHECK(std::holds_alternative<WorkerFailure>(parsePrepared(json::parse(R"({"shape":"a","check":"PASS"})"), "a")));
+  CHECK(std::holds_alternative<WorkerFailure>(
+      parsePrepared(json::parse(R"({"shape":"a","check":"MAYBE","call_ms":{"forward":1}})"), "a")));
+  CHECK(std::holds_alternative<WorkerFailure>(
+      parsePrepared(json::parse(R"({"shape":"a","check":"PASS","call_ms":{"sideways":1}})"), "a")));
+  CHECK(std::holds_alternative<WorkerFailure>(parseRow(json::parse(R"({"shape":"a","row":"x\ny"})"), "a")));
+}
+
+}  // namespace kopt::campaign
