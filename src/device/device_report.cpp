@@ -1,5 +1,7 @@
 #include "device/device_report.h"
 
+#include <cstdio>
+
 namespace kopt::device {
 
 std::string ceilingStatusName(CeilingStatus status) {
@@ -10,6 +12,31 @@ std::string ceilingStatusName(CeilingStatus status) {
     case CeilingStatus::NotMeasured: break;
   }
   return "not_measured";
+}
+
+std::string formatGiB(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(1ull << 30));
+  return text;
+}
+
+std::string describeIdentity(const DeviceInfo& info, const PeakLookup& lookup) {
+  const std::string memory = info.memoryBytes ? formatGiB(info.memoryBytes) : std::string("memory unknown");
+  if (!lookup.entry) {
+    return "unknown product (name \"" + info.name + "\", " + (info.arch.empty() ? "arch unknown" : info.arch) + ", " +
+           memory + "): no datasheet row";
+  }
+  const std::string& product = lookup.entry->product;
+  switch (lookup.matchedBy) {
+    case PeakMatch::ByName:
+      return product + " (by name \"" + info.name + "\" and " + memory + ")";
+    case PeakMatch::ByMemory:
+      return product + " (by " + info.arch + " and " + memory + "; the name \"" + info.name + "\" is not in the table)";
+    case PeakMatch::ByArch:
+      break;
+  }
+  return product + " (only the " + lookup.entry->arch + " default: neither the name \"" + info.name + "\" nor " + memory +
+         " identified the product)";
 }
 
 namespace {
@@ -71,7 +98,7 @@ DeviceReport buildDeviceReport(DeviceRuntime& runtime, CeilingCache& cache, cons
     if (options.device && info.index != *options.device) continue;
     DeviceEntry entry;
     entry.info = info;
-    entry.peak = lookupPeak(info.name, info.arch);
+    entry.peak = lookupPeak(info.name, info.arch, info.memoryBytes);
     entry.machineKey = machineKey(info, hostname);
     std::string cacheError;
     auto cached = cache.find(entry.machineKey, &cacheError);
@@ -94,6 +121,7 @@ nlohmann::json toJson(const DeviceReport& report) {
   for (const auto& entry : report.devices) {
     nlohmann::json d = toJson(entry.info);
     d["peak"] = entry.peak.entry ? toJson(*entry.peak.entry, entry.peak.matchedBy) : nlohmann::json(nullptr);
+    d["identified_as"] = describeIdentity(entry.info, entry.peak);
     d["ceilings"] = entry.ceilings ? toJson(*entry.ceilings) : nlohmann::json(nullptr);
     d["ceilings_status"] = ceilingStatusName(entry.ceilingStatus);
     d["ceilings_note"] = entry.ceilingNote;

@@ -49,6 +49,14 @@ struct DeviceReport {
   std::string deviceError;        // set when options.device names no device; devices is then empty
 };
 
+// "139.8 GiB".
+std::string formatGiB(std::uint64_t bytes);
+
+// What the device was identified as, and from what, for people: "H200 SXM (by name \"NVIDIA H200\"
+// and 139.8 GiB)", "H200 SXM (by sm_90 and 139.8 GiB; the name ... is not in the table)", or the
+// arch default with a note that nothing identified the product.
+std::string describeIdentity(const DeviceInfo& info, const PeakLookup& lookup);
+
 DeviceReport buildDeviceReport(DeviceRuntime& runtime, CeilingCache& cache, const ReportOptions& options);
 
 nlohmann::json toJson(const DeviceReport& report);

@@ -124,3 +124,32 @@ TEST_CASE("asking for a device that does not exist is an error naming the range"
   CHECK(report.deviceError.find("device 3 does not exist") != std::string::npos);
   CHECK(report.deviceError.find("0..0") != std::string::npos);
 }
+
+TEST_CASE("an H200 (sm_90, 141 GB) is reported as an H200, by name and by memory") {
+  FakeRuntime fake = FakeRuntime::withH200();
+  TempCache temp;
+  ReportOptions options;
+  options.hostname = "h";
+  auto report = buildDeviceReport(fake, temp.cache, options);
+  REQUIRE(report.devices.size() == 1);
+  auto j = toJson(report)["devices"][0];
+  CHECK(j["peak"]["product"] == "H200 SXM");
+  CHECK(j["peak"]["hbm_gbps"].get<double>() == doctest::Approx(4800));
+  CHECK(j["identified_as"] == "H200 SXM (by name \"NVIDIA H200\" and 139.8 GiB)");
+
+  // The same device behind a name the table does not know is still found by its memory.
+  fake.snap.devices[0].name = "NVIDIA Graphics Device";
+  auto unnamed = buildDeviceReport(fake, temp.cache, options);
+  REQUIRE(unnamed.devices[0].peak.entry);
+  CHECK(unnamed.devices[0].peak.entry->product == "H200 SXM");
+  CHECK(unnamed.devices[0].peak.matchedBy == PeakMatch::ByMemory);
+  CHECK(toJson(unnamed)["devices"][0]["identified_as"].get<std::string>().find("by sm_90 and 139.8 GiB") !=
+        std::string::npos);
+
+  // Without name or memory only the arch is known, and the text says the product is a guess.
+  fake.snap.devices[0].name = "";
+  fake.snap.devices[0].memoryBytes = 0;
+  auto bare = buildDeviceReport(fake, temp.cache, options);
+  CHECK(bare.devices[0].peak.matchedBy == PeakMatch::ByArch);
+  CHECK(describeIdentity(bare.devices[0].info, bare.devices[0].peak).find("only the sm_90 default") != std::string::npos);
+}

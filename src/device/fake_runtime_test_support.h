@@ -33,6 +33,8 @@ class FakeRuntime : public DeviceRuntime {
     info.name = "NVIDIA H200";
     info.arch = "sm_90";
     info.computeUnits = 132;
+    // The "141 GB" H200 as cuDeviceTotalMem reported it on the real device: 139.8 GiB.
+    info.memoryBytes = 150'110'000'000ull;
     info.pciBusId = "0000:00:05.0";
     fake.snap.devices.push_back(info);
     fake.copy.value = 4300.0;

@@ -16,7 +16,7 @@ namespace {
 //  [nv-h200]  NVIDIA H200 Tensor Core GPU datasheet: SXM BF16 1,979 / FP8 3,958 TFLOPS sparse,
 //             4.8 TB/s; NVL 1,671 / 3,341 sparse, 4.8 TB/s.
 //  [nv-gh200] NVIDIA GH200 Grace Hopper Superchip datasheet: BF16 1,979 / FP8 3,958 sparse;
-//             HBM3 4 TB/s (96 GB; the 144 GB HBM3e part is faster: measure).
+//             96 GB HBM3 4 TB/s; 144 GB HBM3e 4.9 TB/s (same name, told apart by memory size).
 //  [nv-b200]  NVIDIA HGX B200 (1,000 W) figures: BF16 4.5 / FP8 9 PFLOPS sparse, 8 TB/s;
 //             GB200 (1,200 W): BF16 5 / FP8 10 PFLOPS sparse, 8 TB/s.
 //  [nv-a100]  NVIDIA A100 datasheet: BF16 312 TFLOPS dense, 80 GB SXM 2,039 GB/s; no fp8.
@@ -27,14 +27,25 @@ namespace {
 //             PFLOPS dense, MI350X BF16 ~2.3 / FP8 ~4.6 PFLOPS dense, both 8 TB/s HBM3E.
 //  [amd-mi200] AMD Instinct MI250X data sheet: BF16 383 TFLOPS, 3.2768 TB/s for the package of two
 //             GCDs; ROCm shows each GCD as one device, so the entry is half of both.
+//
+// Memory ranges are in GiB as the runtime reports them. The H200's 139.8 GiB ("141 GB") was read on
+// the device (docs/gpu-validation.md); the others are estimated from the marketing size the same
+// way (H100 80 GB -> ~79.6, H100 NVL 94 GB -> ~93.6, GH200 96 GB -> ~95.6), so only the H200 row's
+// bounds are checked against a real device. The identifiedByMemory rows of one arch must not
+// overlap (a test checks).
 std::vector<PeakEntry> buildTable() {
   return {
-      {"GH200", "sm_90", {"GH200"}, false, 989.4, 1978.9, 4000, "[nv-gh200]"},
+      {"GH200", "sm_90", {"GH200"}, false, 989.4, 1978.9, 4000, "[nv-gh200] 96 GB HBM3", MemoryRangeGiB{0, 120}},
+      {"GH200 144GB", "sm_90", {"GH200"}, false, 989.4, 1978.9, 4900, "[nv-gh200] 144 GB HBM3e",
+       MemoryRangeGiB{120, 200}},
       {"H200 NVL", "sm_90", {"H200 NVL"}, false, 835.5, 1670.5, 4800, "[nv-h200] NVL column"},
-      {"H200 SXM", "sm_90", {"H200"}, false, 989.4, 1978.9, 4800, "[nv-h200] SXM column"},
-      {"H100 NVL", "sm_90", {"H100 NVL"}, false, 835.5, 1670.5, 3900, "[nv-h100] NVL column"},
+      {"H200 SXM", "sm_90", {"H200"}, false, 989.4, 1978.9, 4800, "[nv-h200] SXM column", MemoryRangeGiB{130, 150},
+       true},
+      {"H100 NVL", "sm_90", {"H100 NVL"}, false, 835.5, 1670.5, 3900, "[nv-h100] NVL column", MemoryRangeGiB{90, 94.5},
+       true},
       {"H100 PCIe", "sm_90", {"H100 PCIe"}, false, 756.5, 1513.0, 2000, "[nv-h100] PCIe column"},
-      {"H100 SXM", "sm_90", {"H100", "H800"}, true, 989.4, 1978.9, 3350, "[nv-h100] SXM column"},
+      {"H100 SXM", "sm_90", {"H100", "H800"}, true, 989.4, 1978.9, 3350, "[nv-h100] SXM column", MemoryRangeGiB{70, 88},
+       true},
       {"GB200", "sm_100", {"GB200"}, false, 2500, 5000, 8000, "[nv-b200] GB200"},
       {"B200", "sm_100", {"B200"}, true, 2250, 4500, 8000, "[nv-b200] HGX B200"},
       {"A100 SXM 80GB", "sm_80", {"A100"}, true, 312, std::nullopt, 2039, "[nv-a100]"},
@@ -55,15 +66,26 @@ std::string upper(std::string_view text) {
   return out;
 }
 
-const PeakEntry* findByName(std::string_view name) {
+bool nameMatches(const PeakEntry& entry, const std::string& upperName) {
+  for (const auto& needle : entry.nameMatches) {
+    if (upperName.find(upper(needle)) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The first row the name matches whose memory range admits `memoryBytes` (0: unknown); when the
+// name matches rows but none fits the memory, the first of them: the name is the more specific
+// fact (a MIG slice of an H200 reports far less memory and is still an H200).
+const PeakEntry* findByName(std::string_view name, std::uint64_t memoryBytes) {
   if (name.empty()) return nullptr;
   const std::string haystack = upper(name);
+  const PeakEntry* first = nullptr;
   for (const auto& entry : peakTable()) {
-    for (const auto& needle : entry.nameMatches) {
-      if (haystack.find(upper(needle)) != std::string::npos) return &entry;
-    }
+    if (!nameMatches(entry, haystack)) continue;
+    if (!first) first = &entry;
+    if (memoryBytes == 0 || !entry.memoryGiB || entry.memoryGiB->contains(memoryBytes)) return &entry;
   }
-  return nullptr;
+  return first;
 }
 
 }  // namespace
@@ -73,15 +95,39 @@ const std::vector<PeakEntry>& peakTable() {
   return table;
 }
 
+bool MemoryRangeGiB::contains(std::uint64_t bytes) const {
+  const double gib = static_cast<double>(bytes) / static_cast<double>(1ull << 30);
+  return gib >= min && gib < max;
+}
+
+const char* peakMatchName(PeakMatch match) {
+  switch (match) {
+    case PeakMatch::ByName: return "name";
+    case PeakMatch::ByMemory: return "memory";
+    case PeakMatch::ByArch: break;
+  }
+  return "arch";
+}
+
 std::string archForProduct(std::string_view productName) {
-  const PeakEntry* entry = findByName(productName);
+  const PeakEntry* entry = findByName(productName, 0);
   return entry ? entry->arch : std::string{};
 }
 
-PeakLookup lookupPeak(std::string_view runtimeName, std::string_view arch) {
-  if (const PeakEntry* byName = findByName(runtimeName)) {
+PeakLookup lookupPeak(std::string_view runtimeName, std::string_view arch, std::uint64_t memoryBytes) {
+  const PeakEntry* byName = findByName(runtimeName, memoryBytes);
+  if (byName) {
     // A name that contradicts a known arch (a renamed or virtual device) is not trusted.
     if (arch.empty() || byName->arch == arch) return {byName, PeakMatch::ByName};
+  }
+  // Only a device whose name is unknown is identified by its memory: a known name that contradicts
+  // the arch is a renamed or virtual device, and its memory says nothing reliable either.
+  if (!byName && memoryBytes > 0 && !arch.empty()) {
+    for (const auto& entry : peakTable()) {
+      if (entry.identifiedByMemory && entry.arch == arch && entry.memoryGiB && entry.memoryGiB->contains(memoryBytes)) {
+        return {&entry, PeakMatch::ByMemory};
+      }
+    }
   }
   for (const auto& entry : peakTable()) {
     if (entry.archDefault && !arch.empty() && entry.arch == arch) return {&entry, PeakMatch::ByArch};
@@ -94,7 +140,7 @@ nlohmann::json toJson(const PeakEntry& entry, PeakMatch matchedBy) {
       {"table_version", kPeakTableVersion},
       {"product", entry.product},
       {"arch", entry.arch},
-      {"matched_by", matchedBy == PeakMatch::ByName ? "name" : "arch"},
+      {"matched_by", peakMatchName(matchedBy)},
       {"bf16_dense_tflops", entry.bf16DenseTflops},
       {"fp8_dense_tflops", entry.fp8DenseTflops ? nlohmann::json(*entry.fp8DenseTflops) : nlohmann::json(nullptr)},
       {"hbm_gbps", entry.hbmGBps},

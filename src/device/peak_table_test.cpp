@@ -85,3 +85,79 @@ TEST_CASE("peak JSON carries the table version and the match kind") {
   REQUIRE(a100.entry);
   CHECK(toJson(*a100.entry, a100.matchedBy)["fp8_dense_tflops"].is_null());
 }
+
+TEST_CASE("memory size tells apart products that share an arch or a name") {
+  constexpr std::uint64_t GiB = 1ull << 30;
+  const std::uint64_t h200Memory = 150'110'000'000ull;  // 139.8 GiB, read on an H200
+
+  // An sm_90 whose name the table does not know is taken by its memory: ~141 GB is an H200, and
+  // the lookup says it was the memory, not the name.
+  auto unnamed = lookupPeak("NVIDIA Graphics Device", "sm_90", h200Memory);
+  REQUIRE(unnamed.entry);
+  CHECK(unnamed.entry->product == "H200 SXM");
+  CHECK(unnamed.matchedBy == PeakMatch::ByMemory);
+  CHECK(unnamed.entry->hbmGBps == doctest::Approx(4800));
+
+  auto h100 = lookupPeak("", "sm_90", 80 * GiB - 400 * (1ull << 20));  // 79.6 GiB
+  REQUIRE(h100.entry);
+  CHECK(h100.entry->product == "H100 SXM");
+  CHECK(h100.matchedBy == PeakMatch::ByMemory);
+
+  auto nvl = lookupPeak("", "sm_90", 93 * GiB);
+  REQUIRE(nvl.entry);
+  CHECK(nvl.entry->product == "H100 NVL");
+  CHECK(nvl.matchedBy == PeakMatch::ByMemory);
+
+  // A memory size no row claims: the arch default, marked as such.
+  auto odd = lookupPeak("", "sm_90", 40 * GiB);
+  REQUIRE(odd.entry);
+  CHECK(odd.matchedBy == PeakMatch::ByArch);
+
+  // The memory of one arch says nothing about another.
+  auto amd = lookupPeak("", "gfx942", h200Memory);
+  REQUIRE(amd.entry);
+  CHECK(amd.entry->product == "MI300X");
+  CHECK(amd.matchedBy == PeakMatch::ByArch);
+
+  // One name, two memory sizes: GH200 with 96 GB HBM3 or 144 GB HBM3e.
+  auto gh96 = lookupPeak("NVIDIA GH200 480GB", "sm_90", 96 * GiB);
+  auto gh144 = lookupPeak("NVIDIA GH200 144G HBM3e", "sm_90", 143 * GiB);
+  REQUIRE(gh96.entry);
+  REQUIRE(gh144.entry);
+  CHECK(gh96.entry->hbmGBps == doctest::Approx(4000));
+  CHECK(gh144.entry->hbmGBps == doctest::Approx(4900));
+  CHECK(gh144.matchedBy == PeakMatch::ByName);
+  // Memory unknown: the first row of the name, as before memory was read.
+  CHECK(lookupPeak("NVIDIA GH200 480GB", "sm_90").entry->product == "GH200");
+}
+
+TEST_CASE("a known name is trusted over a memory size that fits none of its rows") {
+  // A MIG slice of an H200 reports a fraction of the memory and is still an H200.
+  auto mig = lookupPeak("NVIDIA H200 MIG 1g.18gb", "sm_90", 16ull << 30);
+  REQUIRE(mig.entry);
+  CHECK(mig.entry->product == "H200 SXM");
+  CHECK(mig.matchedBy == PeakMatch::ByName);
+  // And the runtime's name of the real part, with its memory, is matched by name.
+  auto h200 = lookupPeak("NVIDIA H200", "sm_90", 150'110'000'000ull);
+  REQUIRE(h200.entry);
+  CHECK(h200.entry->product == "H200 SXM");
+  CHECK(h200.matchedBy == PeakMatch::ByName);
+  CHECK(toJson(*h200.entry, h200.matchedBy)["matched_by"] == "name");
+  CHECK(toJson(*mig.entry, PeakMatch::ByMemory)["matched_by"] == "memory");
+}
+
+TEST_CASE("memory-identified rows of one arch do not overlap") {
+  const auto& table = peakTable();
+  for (size_t i = 0; i < table.size(); ++i) {
+    const auto& a = table[i];
+    if (!a.identifiedByMemory) continue;
+    REQUIRE(a.memoryGiB);
+    CHECK(a.memoryGiB->min < a.memoryGiB->max);
+    for (size_t j = i + 1; j < table.size(); ++j) {
+      const auto& b = table[j];
+      if (!b.identifiedByMemory || b.arch != a.arch) continue;
+      INFO(a.product << " vs " << b.product);
+      CHECK((a.memoryGiB->max <= b.memoryGiB->min || b.memoryGiB->max <= a.memoryGiB->min));
+    }
+  }
+}
