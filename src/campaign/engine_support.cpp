@@ -241,6 +241,8 @@ MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestT
   plan.metric = measureMetric(m);
   plan.schemaKind = measureSchemaKind(m);
   plan.custom = measureCustomSchema(m);
+  plan.workers = m.bench.protocol == BenchProtocol::Worker;
+  plan.batchMs = m.bench.batchMs;
   // A full measurement is sharded over the manifest's devices once the shape list is known (from
   // the manifest, else frozen at BASELINE; the baseline's own first table is never sharded when
   // target_shapes is `all`, since only that run tells which shapes there are).

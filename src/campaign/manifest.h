@@ -74,6 +74,16 @@ struct GatePolicy {
 using ExecutorKind = exec::ExecutorKind;
 using ExecutorConfig = exec::ExecutorConfig;
 
+// How kopt talks to the bench command (docs/worker-protocol.md). `csv`: each A/B pair is two
+// fresh processes writing the frozen-schema CSV. `worker`: the command also speaks the worker
+// protocol (`--serve`), and the arms are measured as interleaved batches in two persistent
+// workers: a pair is a block, far less noisy and far cheaper (docs/statistics.md).
+enum class BenchProtocol { Csv, Worker };
+struct BenchSettings {
+  BenchProtocol protocol = BenchProtocol::Csv;
+  double batchMs = 5.0;  // worker protocol: time of one batch of the best arm
+};
+
 struct Timeouts {
   int buildSeconds = 3600;
   int testSeconds = 3600;
@@ -136,6 +146,7 @@ struct Manifest {
   GatePolicy gate;
   ExecutorConfig executor;
   Timeouts timeouts;
+  BenchSettings bench;
   std::string tipsRoot;                 // optional; empty = the server's default
 };
 

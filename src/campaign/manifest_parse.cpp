@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <regex>
+#include <cstdlib>
 #include <set>
 
 #include "campaign/manifest.h"
@@ -24,7 +25,7 @@ const std::set<std::string>& knownKeys() {
       "project_skill", "performance_target", "primary_metric", "target_shapes", "kernel_source",
       "test_command", "benchmark_command", "quick_command", "build_command", "profile_command",
       "representative_shapes", "git_commit", "git_branch", "base_branch", "max_iterations",
-      "max_duration", "created", "schema", "gate", "executor", "timeouts", "tips_root"};
+      "max_duration", "created", "schema", "gate", "executor", "timeouts", "bench", "tips_root"};
   return keys;
 }
 
@@ -332,6 +333,37 @@ void readTimeouts(Reader& r, const YAML::Node& root, Manifest& m) {
   }
 }
 
+void readBench(Reader& r, const YAML::Node& root, Manifest& m) {
+  YAML::Node n = root["bench"];
+  if (isNull(n)) return;
+  if (!n.IsMap()) {
+    r.error("bench", "must be a mapping of protocol and batch_ms", "e.g. bench: {protocol: worker, batch_ms: 5}");
+    return;
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string key = it->first.as<std::string>();
+    const YAML::Node v = it->second;
+    if (key == "protocol") {
+      const std::string text = v.IsScalar() ? util::toLower(util::trim(v.Scalar())) : "";
+      if (text == "worker") m.bench.protocol = BenchProtocol::Worker;
+      else if (text == "csv") m.bench.protocol = BenchProtocol::Csv;
+      else r.error("bench.protocol", "must be worker or csv", "worker when the bench command answers --serve (docs/worker-protocol.md), else csv");
+    } else if (key == "batch_ms") {
+      double ms = 0;
+      char* end = nullptr;
+      const std::string text = v.IsScalar() ? util::trim(v.Scalar()) : "";
+      if (!text.empty()) ms = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(ms >= 0.5 && ms <= 1000)) {
+        r.error("bench.batch_ms", "must be a number of milliseconds between 0.5 and 1000", "e.g. 5 for a GPU kernel, 20 for a CPU one");
+      } else {
+        m.bench.batchMs = ms;
+      }
+    } else {
+      r.error("bench." + key, "is not a bench setting", "use protocol or batch_ms");
+    }
+  }
+}
+
 }  // namespace
 
 ManifestResult parseManifest(const std::string& yamlText) {
@@ -500,6 +532,7 @@ ManifestResult parseManifest(const std::string& yamlText) {
   readGate(r, root, m);
   readExecutor(r, root, m);
   readTimeouts(r, root, m);
+  readBench(r, root, m);
   m.tipsRoot = r.str(root, "tips_root", "tips_root", false, "").value_or("");
 
   // Meaning-level checks; a field already reported (missing or unreadable) is not reported twice.

@@ -246,6 +246,21 @@ std::vector<FieldError> validateManifest(const Manifest& m) {
                       {m.timeouts.hangSeconds, "timeouts.hang"}}) {
     if (v <= 0) errors.push_back({f, "must be a positive number of seconds", "e.g. 3600"});
   }
+  if (m.bench.protocol == BenchProtocol::Worker) {
+    if (!(m.bench.batchMs >= 0.5 && m.bench.batchMs <= 1000))
+      errors.push_back({"bench.batch_ms", "must be between 0.5 and 1000 milliseconds", "e.g. 5"});
+    // The workers are stopped and resumed batch by batch: a local process, not a Slurm step.
+    if (m.executor.kind != ExecutorKind::Local)
+      errors.push_back({"bench.protocol", "worker needs the local executor (kopt stops and resumes each worker between batches)",
+                        "run kopt on the GPU node with executor.kind local, or use bench.protocol csv"});
+    if (m.executor.devices.size() > 1)
+      errors.push_back({"bench.protocol", "worker measures both arms on one device; executor.devices shards process runs",
+                        "leave executor.devices empty with bench.protocol worker"});
+    // A block's value is computed from the calls' times; a custom column has no times.
+    if (m.primaryMetric.kind == MetricKind::Custom)
+      errors.push_back({"bench.protocol", "worker needs a time-based primary metric (TFLOPS or GB/s), not a custom column",
+                        "use bench.protocol csv for a custom metric"});
+  }
   return errors;
 }
 

@@ -102,6 +102,11 @@ std::string toYaml(const Manifest& m) {
   e << YAML::Key << "hang" << YAML::Value << m.timeouts.hangSeconds;
   e << YAML::EndMap;
 
+  e << YAML::Key << "bench" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "protocol" << YAML::Value << (m.bench.protocol == BenchProtocol::Worker ? "worker" : "csv");
+  e << YAML::Key << "batch_ms" << YAML::Value << m.bench.batchMs;
+  e << YAML::EndMap;
+
   str(e, "tips_root", m.tipsRoot);
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
