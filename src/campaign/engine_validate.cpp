@@ -275,23 +275,8 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
       tags.push_back(tag);
       MeasurementPlan plan = detail::planFor(s, full, s.paths.bestWorktree, rp.artifacts / "runs", tag);
       pairs.clear();
-      // Pairs already measured on exactly these files by run_quick_bench count.
-      if (stage == 0) {
-        for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
-          if (it->type == ev::kRoundBegun && it->round == round) break;
-          if (it->type == ev::kBenchFinished && it->round == round && it->payload.value("fingerprint", "") == fingerprint &&
-              it->payload.value("kind", "") == (full ? "full" : "quick")) {
-            const std::string prior = it->payload.value("measurement", "");
-            if (auto text = util::readFileIfExists(rp.artifacts / ("measurement-" + prior + ".json"))) {
-              MeasurementPlan priorPlan = detail::planFor(s, full, s.paths.bestWorktree, rp.artifacts / "runs", prior);
-              pairs = pairsFromJson(json::parse(*text).value("pairs", json::array()), priorPlan);
-              tags.back() = prior;
-              plan = priorPlan;
-            }
-            break;
-          }
-        }
-      }
+      // Always fresh pairs: the agent has seen every run_quick_bench measurement (and may have
+      // re-rolled it until its preview looked good), so none of them may become the verdict.
       s.beginStep(round, "validate", json{{"tag", tags.back()}});
       int batches = 0;
       if (pairs.empty()) {
