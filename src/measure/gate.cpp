@@ -1,5 +1,5 @@
 // The gate: correctness first, then the PASS set, then per-shape verdicts, then the aggregate,
-// then the skill's readable rules (near-noise, large wins, chain integrity). The first rule that
+// then the skill's readable rules (near-noise, chain integrity). The first rule that
 // decides puts its reason first; every other applicable reason follows, so the record explains
 // the whole picture, not just the deciding line.
 #include <algorithm>
@@ -148,11 +148,12 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
   if (result.shapes.empty()) pairs = 0;
   const std::size_t minPairs = static_cast<std::size_t>(std::max(2, policy.minPairs));
   const std::size_t maxPairs = std::max(static_cast<std::size_t>(std::max(policy.maxPairs, 0)), minPairs);
-  const bool atCap = pairs >= maxPairs;
-  auto room = [&](int wanted) {
-    const int left = static_cast<int>(maxPairs) - static_cast<int>(pairs);
-    return std::max(0, std::min(wanted, left));
-  };
+  // The look budget: every look is tested at the Pocock level for maxLooks looks (statistics.cpp),
+  // which bounds the error over all looks only if there are no more than maxLooks of them.
+  const int look = std::max(1, input.look > 0 ? input.look : input.remeasureBatches + 1);
+  result.look = look;
+  const bool atCap = look >= std::max(1, policy.maxLooks) || pairs >= maxPairs;
+  const std::size_t measuredPairs = input.runs.empty() ? 0 : pairs;
 
   for (const auto& v : result.shapes) {
     if (v.verdict == Verdict::Regressed)
@@ -167,11 +168,14 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
   }
 
   const bool tooFew = input.runs.empty() || pairs < minPairs;
-  if (fatal.empty() && tooFew)
-    again.add(ReasonCode::TooFewPairs, "", [&] {
-      return std::to_string(input.runs.empty() ? 0 : pairs) + " interleaved pairs; at least " + std::to_string(minPairs) +
-             " are needed for a verdict";
-    });
+  if (fatal.empty() && tooFew) {
+    auto message = [&] {
+      return std::to_string(measuredPairs) + " valid blocks; at least " + std::to_string(minPairs) +
+             " are needed for a verdict" + (atCap ? " and the looks are spent (look " + std::to_string(look) + ")" : "");
+    };
+    if (atCap) fatal.add(ReasonCode::NotShownBetter, "", message);
+    else again.add(ReasonCode::TooFewPairs, "", message);
+  }
 
   // 5. INCONCLUSIVE shapes that may hide a regression beyond delta: measure again, up to the cap;
   // then "not shown better". (Faster-but-not-beyond-delta shapes are left to the aggregate.)
@@ -180,7 +184,8 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
       if (v.verdict != Verdict::Inconclusive || v.regressionExcluded) continue;
       if (atCap)
         fatal.add(ReasonCode::NotShownBetter, v.label, [&] {
-          return v.label + " still INCONCLUSIVE after " + std::to_string(v.pairs) + " pairs: " + v.note;
+          return v.label + " still INCONCLUSIVE after " + std::to_string(v.pairs) + " blocks (look " + std::to_string(look) +
+                 "): " + v.note;
         });
       else
         again.add(ReasonCode::ShapeInconclusive, v.label, [&] { return v.label + ": " + v.note; });
@@ -201,27 +206,21 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
     } else if (agg.ciLow <= bar) {
       if (atCap)
         fatal.add(ReasonCode::NotShownBetter, "",
-                  [&] { return ci + " still straddles " + percent(bar - 1) + " at the pair cap"; });
+                  [&] { return ci + " still straddles " + percent(bar - 1) + " at the last look"; });
       else
         again.add(ReasonCode::AggregateStraddles, "", [&] { return ci + " straddles " + percent(bar - 1); });
     } else {
       const double gain = agg.ratio - 1.0;
-      // The skill's near-noise rule, in pairs: a small gain is only believed after extra runs.
-      const std::size_t nearNoisePairs = static_cast<std::size_t>(std::max(0, policy.defaultPairs + policy.nearNoiseRemeasures));
-      std::vector<double> deltas;
-      deltas.reserve(result.shapes.size());
-      for (const auto& v : result.shapes) deltas.push_back(v.delta);
-      std::nth_element(deltas.begin(), deltas.begin() + static_cast<std::ptrdiff_t>(deltas.size() / 2), deltas.end());
-      const double medianDelta = deltas.empty() ? policy.deltaFloor : deltas[deltas.size() / 2];
+      // The skill's near-noise rule, in blocks: a small gain is only believed after extra blocks,
+      // i.e. another look from the same budget (the Pocock levels hold whatever the reason to
+      // continue). No large-win "confirmation": pooled with the claim it confirmed nothing, and
+      // implausible wins are the plausibility audit's (docs/statistics.md).
+      const std::size_t nearNoisePairs =
+          static_cast<std::size_t>(std::max(0, policy.blocksPerLook + policy.nearNoiseRemeasures));
       if (gain < policy.nearNoiseGain && pairs < nearNoisePairs && !atCap) {
         again.add(ReasonCode::NearNoiseNeedsPairs, "", [&] {
           return ci + ": a gain below " + percent(policy.nearNoiseGain) + " needs " + std::to_string(nearNoisePairs) +
-                 " pairs before it is accepted";
-        });
-        result.pairsToAdd = room(static_cast<int>(nearNoisePairs - pairs));
-      } else if (gain > std::max(policy.largeWin, 3.0 * medianDelta) && input.remeasureBatches == 0 && !atCap) {
-        again.add(ReasonCode::ConfirmLargeWin, "", [&] {
-          return ci + ": a large win is confirmed by one more batch of fresh-process pairs before ACCEPT";
+                 " blocks before it is accepted";
         });
       } else {
         improvedReason = true;
@@ -247,13 +246,8 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
     again.appendTo(result.reasons);
   } else if (!again.empty()) {
     result.decision = Decision::Remeasure;
-    if (result.pairsToAdd == 0) {
-      if (again.firstCode() == ReasonCode::TooFewPairs)
-        result.pairsToAdd = std::max(0, policy.defaultPairs - static_cast<int>(input.runs.empty() ? 0 : pairs));
-      else
-        result.pairsToAdd = room(policy.remeasurePairs);
-    }
-    if (result.pairsToAdd == 0) result.pairsToAdd = 1;  // never ask to re-measure nothing
+    // Every look adds the same number of fresh blocks: the Pocock levels assume equally spaced looks.
+    result.pairsToAdd = std::max(1, policy.blocksPerLook);
     again.appendTo(result.reasons);
   } else if (improvedReason) {
     const AggregateEstimate& agg = *result.aggregate;

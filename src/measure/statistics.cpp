@@ -10,7 +10,6 @@
 
 #include "measure/statistics.h"
 
-#include "measure/label_lookup.h"
 #include "measure/percent_format.h"
 
 namespace kopt::measure {
@@ -138,8 +137,6 @@ const ShapeNoise* Calibration::find(const std::string& label) const {
 
 Calibration calibrateAa(const std::vector<PairedRuns>& aa, const GatePolicy& policy) {
   Calibration out;
-  // |d| of a normal d has its `aaQuantile` quantile at z_{(1 + q) / 2} * sd: 2.24 sd at 0.975.
-  const double z = normalQuantile(0.5 + 0.5 * policy.aaQuantile);
   out.shapes.reserve(aa.size());
   for (const auto& runs : aa) {
     ShapeNoise s;
@@ -150,10 +147,136 @@ Calibration calibrateAa(const std::vector<PairedRuns>& aa, const GatePolicy& pol
     s.sdLogRatio = m.sd;
     for (double& x : d) x = std::fabs(x);
     s.q975 = d.empty() ? 0.0 : quantile(d, policy.aaQuantile);
-    const double raw = std::max(s.q975, z * s.sdLogRatio);
-    s.delta = std::expm1(clampedDeltaLog(std::expm1(raw), policy));
+    // The margin is policy: deriving it from the A/A spread of one pair granted noisy shapes a
+    // "no change" zone up to the 5% tolerance (measurement-review 1.4).
+    s.delta = std::expm1(clampedDeltaLog(policy.margin, policy));
     out.shapes.push_back(std::move(s));
   }
+  return out;
+}
+
+const char* toString(ReplicationUnit unit) { return unit == ReplicationUnit::Block ? "block" : "process_mean"; }
+
+HarnessCheck checkHarness(const std::vector<std::vector<PairedRuns>>& perProcess, const GatePolicy& policy) {
+  HarnessCheck out;
+  // The shapes are the first session's; another session's are matched by label.
+  std::vector<std::string> labels;
+  if (!perProcess.empty())
+    for (const auto& r : perProcess.front()) labels.push_back(r.label);
+  const std::size_t k = labels.size();
+  const int looks = std::max(1, policy.maxLooks);
+  // The per-shape test the gate will run: Holm's first step at the Pocock level over k shapes.
+  const double perShapeAlpha = pocockNominalAlpha(looks, policy.familyWiseAlpha / static_cast<double>(std::max<std::size_t>(k, 1)));
+  const double deltaLog = clampedDeltaLog(policy.margin, policy);
+  const double delta = std::expm1(deltaLog);
+  const int maxUnits = std::max(policy.maxBlocks, 4);
+  auto mdeAt = [&](double sd, int n) {
+    return std::expm1(minimumDetectableEffect(sd, static_cast<std::size_t>(n), perShapeAlpha, deltaLog, policy.mdePower,
+                                              policy.seFloor));
+  };
+  int planBlocks = std::max(policy.blocksPerLook, 2);
+  out.ok = k > 0;
+  if (!k) out.problems.push_back("fix the harness: the A/A reported no shapes");
+  for (const std::string& label : labels) {
+    ShapeHarness h;
+    h.label = label;
+    std::vector<double> all, means;
+    double pooledSs = 0.0, withinSeSum = 0.0;
+    std::size_t pooledDf = 0;
+    for (const auto& session : perProcess) {
+      const PairedRuns* runs = nullptr;
+      for (const auto& r : session)
+        if (r.label == label) {
+          runs = &r;
+          break;
+        }
+      if (!runs) continue;
+      const std::vector<double> d = logRatios(*runs);
+      all.insert(all.end(), d.begin(), d.end());
+      if (d.size() < 2) continue;
+      const Moments m = moments(d);
+      means.push_back(m.mean);
+      pooledSs += m.sd * m.sd * static_cast<double>(d.size() - 1);
+      pooledDf += d.size() - 1;
+      withinSeSum += m.sd / std::sqrt(static_cast<double>(d.size()));
+    }
+    h.blocks = all.size();
+    h.processes = means.size();
+    const Moments allMoments = moments(all);
+    h.bias = allMoments.mean;
+    const double pooledSd = pooledDf ? std::sqrt(pooledSs / static_cast<double>(pooledDf)) : 0.0;
+    h.withinSe = std::max(policy.seFloor, h.processes ? withinSeSum / static_cast<double>(h.processes) : 0.0);
+    h.betweenSd = moments(means).sd;
+    h.processOk = h.processes >= 2 && h.betweenSd <= policy.harnessBetweenRatio * h.withinSe;
+    // Too few sessions to tell: the block stays the unit, but the check has not passed.
+    h.unit = h.processOk || h.processes < 2 ? ReplicationUnit::Block : ReplicationUnit::ProcessMean;
+    if (h.unit == ReplicationUnit::Block) {
+      h.sdPerUnit = pooledSd;
+      h.biasSe = h.blocks ? pooledSd / std::sqrt(static_cast<double>(h.blocks)) : 0.0;
+    } else {
+      h.sdPerUnit = h.betweenSd;
+      h.biasSe = h.betweenSd / std::sqrt(static_cast<double>(h.processes));
+    }
+    h.biasSe = std::max(h.biasSe, policy.seFloor);
+    h.biasLimit = std::max(policy.harnessBiasFloor, 2.0 * h.biasSe);
+    h.biasOk = h.blocks >= 2 && std::fabs(h.bias) <= h.biasLimit;
+    // Blocks are run in even counts (ABBA/BAAB stays balanced); sessions in any count >= 2.
+    const int first = h.unit == ReplicationUnit::Block ? 4 : 2, step = h.unit == ReplicationUnit::Block ? 2 : 1;
+    h.unitsNeeded = maxUnits;
+    h.reachable = false;
+    if (h.processes >= 1) {
+      for (int n = first; n <= maxUnits; n += step)
+        if (mdeAt(h.sdPerUnit, n) <= policy.targetMde) {
+          h.unitsNeeded = n;
+          h.reachable = true;
+          break;
+        }
+    }
+    h.mdeAtPlan = h.processes ? mdeAt(h.sdPerUnit, std::max(policy.blocksPerLook, 2)) : std::numeric_limits<double>::infinity();
+    h.mdeAtNeeded = h.processes ? mdeAt(h.sdPerUnit, h.unitsNeeded) : std::numeric_limits<double>::infinity();
+    if (h.unit == ReplicationUnit::Block && h.reachable) planBlocks = std::max(planBlocks, h.unitsNeeded);
+
+    std::string& msg = h.message;
+    msg = label + ": A/A bias " + percentText(h.bias) + (h.biasOk ? " within " : " BEYOND ") + percentText(h.biasLimit) +
+          "; between-session sd " + percentText(h.betweenSd) + " vs within SE " + percentText(h.withinSe) + " over " +
+          std::to_string(h.processes) + " sessions";
+    if (h.processes < 2) msg += " (not checked: at least 2 sessions needed)";
+    else if (!h.processOk)
+      msg += " (above " + percentText(policy.harnessBetweenRatio * h.withinSe) + ": unit falls back to process means)";
+    msg += "; sd per " + std::string(h.unit == ReplicationUnit::Block ? "block " : "session mean ") + percentText(h.sdPerUnit) +
+           ", MDE " + percentText(h.mdeAtPlan) + " at " + std::to_string(policy.blocksPerLook);
+    if (h.reachable)
+      msg += ", target " + percentText(policy.targetMde) + " reached at " + std::to_string(h.unitsNeeded) +
+             (h.unit == ReplicationUnit::Block ? " blocks" : " sessions");
+    else
+      msg += ", target " + percentText(policy.targetMde) + " NOT reachable within " + std::to_string(maxUnits) + " (MDE " +
+             percentText(h.mdeAtNeeded) + ")";
+
+    if (!h.biasOk)
+      out.problems.push_back("fix the harness: " + label + " reads " + percentText(h.bias) +
+                             " against itself (limit " + percentText(h.biasLimit) +
+                             "): an order or arm effect (batch order, per-arm inputs, warm-up)");
+    if (!h.reachable)
+      out.problems.push_back("fix the harness: " + label + " is too noisy (sd per " +
+                             (h.unit == ReplicationUnit::Block ? std::string("block ") : std::string("session mean ")) +
+                             percentText(h.sdPerUnit) + "): MDE " + percentText(h.mdeAtNeeded) + " at " +
+                             std::to_string(maxUnits) + " exceeds the target " + percentText(policy.targetMde));
+    if (h.processes < 2)
+      out.problems.push_back("fix the harness: " + label + " has valid blocks in " + std::to_string(h.processes) +
+                             " worker session(s); the process check needs at least 2");
+    out.ok = out.ok && h.biasOk && h.reachable && h.processes >= 2;
+
+    ShapeNoise noise;
+    noise.label = label;
+    noise.pairs = h.blocks;
+    noise.sdLogRatio = pooledSd;
+    for (double& x : all) x = std::fabs(x);
+    noise.q975 = all.empty() ? 0.0 : quantile(all, policy.aaQuantile);
+    noise.delta = delta;
+    out.calibration.shapes.push_back(std::move(noise));
+    out.shapes.push_back(std::move(h));
+  }
+  out.blocksPerLook = planBlocks + planBlocks % 2;
   return out;
 }
 
@@ -183,26 +306,30 @@ std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const Lo
     out[s].pairs = count;
     if (count < minPairs) continue;
     ++k;
-    const double se = stats[s].sd / std::sqrt(static_cast<double>(count));
+    const double se = std::max(stats[s].sd / std::sqrt(static_cast<double>(count)), policy.seFloor);
     const double df = static_cast<double>(count - 1);
     if (se > 0) p2[s] = std::min(1.0, 2.0 * studentTUpperTail(std::fabs(stats[s].mean) / se, df));
     else p2[s] = stats[s].mean == 0.0 ? 1.0 : 0.0;  // identical ratios in every pair
   }
   const std::vector<double> holm = holmAdjust(p2);
-  auto noiseIndex = makeLabelLookup(calibration.shapes.size(), [&calibration](std::size_t i) -> std::string_view {
-    return calibration.shapes[i].label;
-  });
+  (void)calibration;
+  // Every look is tested at Pocock's per-look level for maxLooks looks, so the error over all
+  // looks stays at familyWiseAlpha. Holm's first step compares with pocock(alpha/k); the later
+  // steps use the same per-test level times their multiplicity, which is conservative (the
+  // Pocock level per unit of alpha grows with alpha) and keeps one Holm adjustment.
+  const int looks = std::max(1, policy.maxLooks);
   const double alpha = policy.familyWiseAlpha;
-  const double perShapeAlpha = alpha / static_cast<double>(std::max<std::size_t>(k, 1));
+  const double perShapeAlpha = pocockNominalAlpha(looks, alpha / static_cast<double>(std::max<std::size_t>(k, 1)));
+  const double holmAlpha = perShapeAlpha * static_cast<double>(std::max<std::size_t>(k, 1));
+  // TOST's one-sided level, corrected over the looks the same way (a false SAME over looks).
+  const double tostAlpha = pocockNominalAlpha(looks, std::min(0.5, 2.0 * alpha)) / 2.0;
   TQuantiles tq;
-  const double toleranceLog = std::log1p(policy.regressionTolerance), floorLog = std::log1p(policy.deltaFloor);
+  // delta is the policy margin for every shape; the calibration's stored delta is not used (old
+  // ledgers recorded a noise-derived one).
+  const double deltaLog = clampedDeltaLog(policy.margin, policy);
 
   for (std::size_t s = 0; s < runs.size(); ++s) {
     ShapeVerdict& v = out[s];
-    auto found = noiseIndex.find(v.label, s);
-    const ShapeNoise* noise = found ? &calibration.shapes[*found] : nullptr;
-    const double deltaLog =
-        std::min(toleranceLog, std::max(floorLog, std::log1p(noise ? noise->delta : policy.deltaFloor)));
     v.delta = std::expm1(deltaLog);
     const double m = stats[s].mean;
     v.ratio = std::exp(m);
@@ -216,20 +343,20 @@ std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const Lo
       continue;
     }
     const double df = static_cast<double>(v.pairs - 1);
-    const double se = stats[s].sd / std::sqrt(static_cast<double>(v.pairs));
+    const double se = std::max(stats[s].sd / std::sqrt(static_cast<double>(v.pairs)), policy.seFloor);
     const double qSim = tq(1.0 - perShapeAlpha / 2.0, df);
-    const double qTost = tq(1.0 - alpha, df);
+    const double qTost = tq(1.0 - tostAlpha, df);
     const double simWidth = std::exp(qSim * se), tostWidth = std::exp(qTost * se);
     v.ciLow = v.ratio / simWidth;
     v.ciHigh = v.ratio * simWidth;
     const double tostLowLog = m - qTost * se, tostHighLog = m + qTost * se;
     v.tostLow = v.ratio / tostWidth;
     v.tostHigh = v.ratio * tostWidth;
-    const bool significant = holm[s] < alpha;
+    const bool significant = holm[s] < holmAlpha;
     v.regressionExcluded = tostLowLog >= -deltaLog;
     v.pRegressed = m < 0 ? holm[s] : 1.0;
     v.pImproved = m > 0 ? holm[s] : 1.0;
-    v.mde = std::expm1(qSim * se > 0 ? std::max(deltaLog, qSim * se) + tq(0.8, df) * se : deltaLog);
+    v.mde = std::expm1(qSim * se > 0 ? std::max(deltaLog, qSim * se) + tq(policy.mdePower, df) * se : deltaLog);
 
     if (significant && m < -deltaLog) {
       v.verdict = Verdict::Regressed;
@@ -321,9 +448,12 @@ AggregateEstimate aggregate(const std::vector<PairedRuns>& runs, const LogRatioT
   const Moments am = moments(a);
   const double shift = pointLog - am.mean;  // nonzero only when shapes have extra pairs of their own
 
-  const double conf = policy.aggregateConfidence;
-  const double tHalf = studentTQuantile(0.5 + 0.5 * conf, static_cast<double>(a.size() - 1)) * am.sd /
-                       std::sqrt(static_cast<double>(a.size()));
+  // The interval of every look at Pocock's per-look level for maxLooks looks: a no-change
+  // candidate clears the lower bound at some look with probability at most (1 - confidence) / 2.
+  const double conf =
+      1.0 - pocockNominalAlpha(std::max(1, policy.maxLooks), std::min(0.999999, std::max(1e-12, 1.0 - policy.aggregateConfidence)));
+  const double se = std::max(am.sd / std::sqrt(static_cast<double>(a.size())), policy.seFloor);
+  const double tHalf = studentTQuantile(0.5 + 0.5 * conf, static_cast<double>(a.size() - 1)) * se;
   double low = am.mean - tHalf, high = am.mean + tHalf;
 
   // Deterministic bootstrap: mt19937_64 is specified by the standard, and the index draw is a

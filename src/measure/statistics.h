@@ -2,10 +2,11 @@
 // The per-shape statistical gate (measurement.md B.2, docs/statistics.md): is the candidate
 // correct, and really better than the current best on every shape?
 //
-// Unit of replication: one fresh-process run. The engine runs the current best and the candidate
-// interleaved (A B A B ..., or randomized per pair) and reduces each run to one throughput per
-// shape (scoring.h summarizeRun). Pair i = (best run i, candidate run i), measured back to back,
-// so slow drift (clocks, heat, co-tenants) cancels in the ratio.
+// Unit of replication: one block (docs/worker-protocol.md): four interleaved batches, ABBA or BAAB,
+// of the best (A) and the candidate (B) inside two persistent worker processes, reduced to one
+// throughput per arm and shape. Pair i = block i. (With the csv protocol a pair is still two fresh
+// processes; the statistics are the same.) The BASELINE A/A checks that blocks are a valid unit
+// (checkHarness); a shape where they are not falls back to process means.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -19,43 +20,64 @@ namespace kopt::measure {
 // The readable policy. Defaults keep the skill's fixed thresholds (loop-contract section 5) as the
 // guard rails around the statistics; a manifest may override any of them.
 struct GatePolicy {
-  // Family-wise error rate across all shapes of one round (Holm over the per-shape tests; the
-  // reported per-shape CIs are simultaneous, Bonferroni level 1 - alpha/k).
+  // Family-wise error rate across all shapes of one round AND all of its looks (Holm over the
+  // per-shape tests, each look at the Pocock level; the reported per-shape CIs are simultaneous,
+  // level 1 - pocockNominalAlpha(maxLooks, alpha/k)).
   double familyWiseAlpha = 0.05;
-  // Confidence level of the aggregate (geomean) CI; one statistic, no multiplicity.
+  // Confidence level of the aggregate (geomean) CI over all looks: each look's interval is at the
+  // Pocock level, so a no-change candidate clears its lower bound at some look with probability
+  // at most (1 - aggregateConfidence) / 2.
   double aggregateConfidence = 0.95;
-  // delta_shape = clamp(max(deltaFloor, A/A quantile of |log ratio|), ..., regressionTolerance).
+  // The practical threshold delta of every shape: a policy margin, not the A/A noise (the noise is
+  // what the t-tests and the sample size account for; measurement-review 1.4). Clamped to
+  // [deltaFloor, regressionTolerance].
+  double margin = 0.015;
   double deltaFloor = 0.01;             // criterion's 1% noise floor
-  double aaQuantile = 0.975;
-  // The skill's "a shape regressed >= 5% is a hard reject": delta never exceeds it, so a noisy
-  // shape cannot hide a 5% regression as SAME, and a shape whose MDE exceeds it is reported blind.
+  double aaQuantile = 0.975;            // only reported (ShapeNoise::q975); no longer sets delta
+  // The skill's "a shape regressed >= 5% is a hard reject": delta never exceeds it, and a shape
+  // whose MDE exceeds it is reported blind.
   double regressionTolerance = 0.05;
   // ACCEPT needs the aggregate CI lower bound > 1 + acceptanceDelta ...
   double acceptanceDelta = 0.0;
   // ... and the aggregate point gain > minGain (the skill: "accept only if the mean gain > 1%").
   double minGain = 0.01;
-  // The skill's near-noise rule: a gain below nearNoiseGain needs nearNoiseRemeasures extra
-  // interleaved pairs beyond the default before it can be accepted.
+  // The skill's near-noise rule: a gain below nearNoiseGain is accepted only once at least
+  // blocksPerLook + nearNoiseRemeasures blocks are in (in practice: a second look, from the same
+  // maxLooks budget, so the Pocock levels still bound the error).
   double nearNoiseGain = 0.02;
   int nearNoiseRemeasures = 3;
-  // A claimed aggregate gain above max(largeWin, 3 * median delta) is confirmed by one more batch
-  // of fresh-process pairs before ACCEPT (Sakana / autoresearch non-reproducing wins).
+  // No longer used by the gate: a pooled "confirmation" look adds nothing the Pocock-level CI does
+  // not already require; implausible large wins go to the plausibility audit (docs/statistics.md).
   double largeWin = 0.05;
   // The skill's chain integrity: the candidate's absolute aggregate must not fall more than 1%
   // below the recorded best (a NOTE by default: interleaved pairs already compare like with like,
   // a drop across sessions is more often the machine than the kernel).
   double chainDrop = 0.01;
   bool chainDropIsFatal = false;
-  // Sampling plan the engine follows: pairs per VALIDATE, pairs added per REMEASURE, and the cap
-  // after which INCONCLUSIVE means ROLLBACK ("not shown better"). 8 pairs: at 0.5% per-run noise a
-  // 3% slowdown is REGRESSED in >99% of simulated rounds and A/A shapes are SAME in >99%
-  // (docs/statistics.md has the table for 5-10 pairs).
+  // Sampling plan: every look adds blocksPerLook fresh blocks to the same series, at most maxLooks
+  // looks; every look is tested at the Pocock per-look level for maxLooks looks, so the error over
+  // all looks stays at familyWiseAlpha (per-shape) and 1 - aggregateConfidence (aggregate).
+  int blocksPerLook = 8;
+  int maxLooks = 3;
+  // Floor on every standard error (log scale): event-timer resolution and value quantisation make
+  // a zero spread an artefact, not a certainty (measurement-review item 6). 0.0005 = 0.05%.
+  double seFloor = 0.0005;
+  // BASELINE harness check (checkHarness): power of the MDE, the MDE the blocks per look must
+  // reach, and the most blocks per look kopt will run before calling the harness too noisy.
+  double mdePower = 0.95;
+  double targetMde = 0.02;
+  int maxBlocks = 32;
+  // |A/A bias| must be <= max(harnessBiasFloor, 2 SE); the between-process sd of the per-process
+  // A/A means must be <= harnessBetweenRatio x the within-process SE.
+  double harnessBiasFloor = 0.0025;
+  double harnessBetweenRatio = 1.5;
+  // Older names the engine still reads: pairs (= blocks) per VALIDATE and per REMEASURE, and the
+  // cap. Kept equal to blocksPerLook and blocksPerLook * maxLooks; the gate stops at whichever of
+  // maxLooks and maxPairs comes first.
   int defaultPairs = 8;
   int remeasurePairs = 8;
   int maxPairs = 24;
-  // Pairs of the BASELINE A/A calibration: more than a round's, because every later delta rests on
-  // it (12 instead of 8 lifts A/A all-SAME rounds of 20 shapes from 85% to 91% in simulation).
-  int calibrationPairs = 12;
+  int calibrationPairs = 8;  // blocks per A/A worker session (the simulators' A/A)
   int minPairs = 3;  // below this no verdict is possible (REMEASURE)
   // Per-shape reasons of one code listed one by one before the rest are summed up in one reason
   // ("... and 480 more shapes"); the per-shape verdicts always list every shape.
@@ -65,8 +87,11 @@ struct GatePolicy {
   std::uint64_t seed = 0x6b6f7074;  // "kopt"
 };
 
-// Per-run throughput summaries of one shape, paired by index: best[i] and candidate[i] were
-// measured back to back. Higher is better (convert times with 1/t before).
+// Per-block (or per-run) throughput summaries of one shape, paired by index: best[i] and
+// candidate[i] were measured in the same block. Higher is better (convert times with 1/t before).
+// A lost block is a NaN placeholder in either vector, never a gap: index i is block i in every
+// shape, so the aggregate's joint resampling never mixes blocks. Per-shape statistics skip such
+// indices; the aggregate uses only the indices finite in every shape.
 struct PairedRuns {
   std::string label;
   std::vector<double> best;
@@ -79,8 +104,10 @@ struct ShapeNoise {
   std::string label;
   std::size_t pairs = 0;
   double sdLogRatio = 0.0;  // sample sd of the paired log ratios (the per-pair noise)
-  double q975 = 0.0;        // empirical aaQuantile of |log ratio|
-  double delta = 0.0;       // the practical threshold (relative, e.g. 0.012) used by every later round
+  double q975 = 0.0;        // empirical aaQuantile of |log ratio| (reported only)
+  // The practical threshold recorded with the calibration: the policy margin (clamped). Verdicts
+  // take delta from the policy, so a ledger's older noise-derived delta is never used again.
+  double delta = 0.0;
 };
 
 struct Calibration {
@@ -88,10 +115,52 @@ struct Calibration {
   const ShapeNoise* find(const std::string& label) const;
 };
 
-// delta = min(regressionTolerance, max(deltaFloor, empirical quantile of |d|, z * sd(d))), z the
-// normal quantile matching aaQuantile for |d| (2.24 at 0.975): the empirical quantile of 5-8
-// pairs is close to their max and unstable, the parametric one uses every pair.
+// The A/A's noise per shape (sd and q975 of the log ratios, for the records) and delta = the
+// policy margin clamped to [deltaFloor, regressionTolerance] (no longer derived from the noise).
 Calibration calibrateAa(const std::vector<PairedRuns>& aa, const GatePolicy& policy);
+
+// ---- BASELINE harness check: is a block a valid unit, is the harness quiet enough? ----
+
+// What a shape's statistics treat as one observation: a block, or (when the A/A shows a
+// process-level variance component) the mean of one worker session's blocks.
+enum class ReplicationUnit { Block, ProcessMean };
+const char* toString(ReplicationUnit unit);  // "block" | "process_mean"
+
+struct ShapeHarness {
+  std::string label;
+  std::size_t blocks = 0;     // valid A/A blocks over all processes
+  std::size_t processes = 0;  // processes with at least 2 valid blocks
+  // A/A bias: the mean log ratio over all blocks, its SE, and the limit max(harnessBiasFloor, 2 SE).
+  double bias = 0.0, biasSe = 0.0, biasLimit = 0.0;
+  bool biasOk = false;
+  // Process check: sd of the per-process means against the mean over processes of sd/sqrt(n).
+  double withinSe = 0.0, betweenSd = 0.0;
+  bool processOk = false;
+  ReplicationUnit unit = ReplicationUnit::Block;
+  // Per-unit noise used for sizing: the pooled within-process sd per block (unit Block), or the
+  // sd of the per-process means (unit ProcessMean).
+  double sdPerUnit = 0.0;
+  // Units per look so that the MDE (mdePower, Holm's first step at the Pocock level over the k
+  // shapes, delta = margin) is <= targetMde: blocks for unit Block, worker sessions for unit
+  // ProcessMean; maxBlocks when the target is not reachable.
+  int unitsNeeded = 0;
+  bool reachable = false;
+  double mdeAtPlan = 0.0;    // MDE at policy.blocksPerLook units
+  double mdeAtNeeded = 0.0;  // MDE at unitsNeeded units
+  std::string message;       // one line: what was found and what it means
+};
+
+struct HarnessCheck {
+  std::vector<ShapeHarness> shapes;
+  bool ok = false;         // every shape unbiased and its target MDE reachable
+  int blocksPerLook = 0;   // what the engine should run per look: max(policy, every Block shape's need), even
+  std::vector<std::string> problems;  // one line per failing shape, with the fix ("fix the harness: ...")
+  Calibration calibration;  // per shape: pooled sd per block, delta = margin (for the ledger)
+};
+
+// `perProcess[p]` is the A/A of worker session p (each shape's blocks as pairs, NaN placeholders
+// allowed). Three sessions of blocksPerLook blocks is the plan (docs/statistics.md).
+HarnessCheck checkHarness(const std::vector<std::vector<PairedRuns>>& perProcess, const GatePolicy& policy);
 
 // ---- Per-shape verdicts ----
 
@@ -108,7 +177,7 @@ struct ShapeVerdict {
   double delta = 0.0;                  // practical threshold (relative, e.g. 0.012 = 1.2%)
   double pRegressed = 1.0;             // Holm-adjusted p of "slower than no change" (1 when faster)
   double pImproved = 1.0;              // Holm-adjusted p of "faster than no change" (1 when slower)
-  double mde = 0.0;                    // relative slowdown flagged REGRESSED with 80% power
+  double mde = 0.0;                    // relative slowdown flagged REGRESSED with policy.mdePower
   double sdLogRatio = 0.0;             // this round's per-pair noise
   bool slowedWithinDelta = false;      // SAME, but significantly slower (Holm): a NOTE
   // The equivalence interval's lower end is above -delta: whatever the verdict, this shape cannot
@@ -127,7 +196,9 @@ struct ShapeVerdict {
 //   INCONCLUSIVE anything else: measure again (never a coin flip) unless regressionExcluded
 // Multiplicity control sits on REGRESSED/IMPROVED, the claims made about many unchanged shapes at
 // once; a false SAME can only happen on a shape that truly moved by more than delta, so SAME is a
-// per-shape equivalence test (docs/statistics.md). Shapes without calibration use deltaFloor.
+// per-shape equivalence test (docs/statistics.md). delta = policy.margin for every shape (the
+// calibration argument is kept for the callers; its stored delta is not used). Every level is the
+// Pocock per-look level for policy.maxLooks looks; every SE is at least policy.seFloor.
 std::vector<ShapeVerdict> compareShapes(const std::vector<PairedRuns>& runs, const Calibration& calibration,
                                         const GatePolicy& policy);
 
@@ -139,9 +210,11 @@ struct AggregateEstimate {
   std::size_t pairs = 0;  // pairs common to all shapes (resampled jointly)
 };
 
-// Paired bootstrap over pair indices (all shapes resampled together, keeping their correlation),
-// widened to at least the t-interval of the per-pair geomean log ratio: at 5-8 pairs the
-// percentile bootstrap alone covers less than its nominal level.
+// Paired bootstrap over pair indices finite in every shape (all shapes resampled together,
+// keeping their correlation), widened to at least the t-interval of the per-pair geomean log
+// ratio (se floored at policy.seFloor): at 5-8 pairs the percentile bootstrap alone covers less
+// than its nominal level. The level is Pocock's per-look level for aggregateConfidence over
+// policy.maxLooks looks.
 AggregateEstimate aggregateRatio(const std::vector<PairedRuns>& runs, const GatePolicy& policy);
 
 // Both at once, sharing the log ratios (what the gate uses).
@@ -192,6 +265,9 @@ struct GateInput {
   Calibration calibration;
   // How many REMEASURE batches were already run for this candidate (0 at first evaluation).
   int remeasureBatches = 0;
+  // Which look this is, 1-based (each look appends blocksPerLook fresh blocks). 0: derived as
+  // remeasureBatches + 1. REMEASURE is only returned while look < maxLooks.
+  int look = 0;
   // Chain integrity (optional): the recorded best aggregate and the candidate's, same metric.
   std::optional<double> recordedBestAggregate;
   std::optional<double> candidateAggregate;
@@ -202,7 +278,8 @@ struct GateResult {
   std::vector<Reason> reasons;  // every reason that applies, the deciding one first
   std::vector<ShapeVerdict> shapes;
   std::optional<AggregateEstimate> aggregate;
-  int pairsToAdd = 0;           // REMEASURE: how many interleaved pairs the engine runs next
+  int pairsToAdd = 0;           // REMEASURE: how many fresh blocks the engine appends (blocksPerLook)
+  int look = 1;                 // the look this verdict was made at
 };
 
 GateResult evaluateGate(const GateInput& input, const GatePolicy& policy);
@@ -215,10 +292,20 @@ double studentTUpperTail(double t, double df);
 double normalQuantile(double p);
 // Holm step-down adjusted p-values (same order as the input).
 std::vector<double> holmAdjust(const std::vector<double>& pValues);
+// Pocock's group-sequential boundary: the constant c such that K looks at equally spaced
+// information, each rejecting when |Z_j| > c, reject a true null at some look with probability
+// `alpha` (two-sided). Computed by numerical integration (recursive densities), cached per
+// (looks, alpha). pocockCritical(1, a) = z_{1 - a/2}; K = 3, a = 0.05: 2.289.
+double pocockCritical(int looks, double alpha);
+// The per-look two-sided level 2 (1 - Phi(c)): 0.0221 for 3 looks at 0.05; alpha for one look.
+double pocockNominalAlpha(int looks, double alpha);
 // The slowdown (log scale) flagged REGRESSED with probability `power`, for n pairs of per-pair sd
 // `sdLogRatio`, a two-sided per-test level `alpha` (alpha/k: Holm's first step) and the practical
 // threshold `delta` (log scale) the estimate must also pass:
 //   max(delta, t_{1-alpha/2, n-1} * se) + t_{power, n-1} * se,  se = sd / sqrt(n).
 double minimumDetectableEffect(double sdLogRatio, std::size_t pairs, double alpha, double delta, double power = 0.8);
+// The same with se = max(sd / sqrt(n), seFloor).
+double minimumDetectableEffect(double sdLogRatio, std::size_t pairs, double alpha, double delta, double power,
+                               double seFloor);
 
 }  // namespace kopt::measure

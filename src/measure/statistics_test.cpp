@@ -8,8 +8,8 @@
 
 using namespace kopt::measure;
 
-// Simulated rounds use the engine's defaults: 8 interleaved pairs per round (GatePolicy::
-// defaultPairs) and a 12-pair A/A calibration (GatePolicy::calibrationPairs), 20 shapes.
+// Simulated rounds use the engine's defaults: 8 blocks per look (GatePolicy::blocksPerLook),
+// 20 shapes; delta is the policy margin whatever the A/A says.
 
 namespace {
 
@@ -73,11 +73,43 @@ SimulationSpec spec(std::vector<double> noise, std::size_t n) {
   return s;
 }
 
-// 20 shapes with noise from 0.3% to 2% per run: quiet large GEMMs and noisy small ones.
+// 20 shapes with noise from 0.3% to 2% per run: quiet large GEMMs and noisy small ones (the old
+// fresh-process pairs).
 std::vector<double> mixedNoise() {
   std::vector<double> n;
   for (int s = 0; s < 20; ++s) n.push_back(0.003 + 0.017 * s / 19.0);
   return n;
+}
+
+// The H200's per-block A/A sd of the log ratio (measurement-review 3.1: 5 matmul, 5 RMSNorm),
+// twice over for 20 shapes, as the simulator's per-arm sd (a pair's sd is sqrt(2) x an arm's).
+std::vector<double> h200BlockNoise() {
+  const double block[] = {0.0035, 0.00075, 0.0016, 0.0012, 0.0009, 0.0065, 0.0033, 0.0023, 0.0020, 0.0024};
+  std::vector<double> n;
+  for (int s = 0; s < 20; ++s) n.push_back(block[s % 10] / std::sqrt(2.0));
+  return n;
+}
+
+// Three A/A worker sessions of `blocks` blocks each, one shape, per-block noise `sd` (per pair),
+// session offsets `offsets` (a process-level component) and a constant bias.
+std::vector<std::vector<PairedRuns>> aaSessions(double sd, std::size_t blocks, std::vector<double> offsets, double bias,
+                                                std::uint64_t seed, std::size_t shapes = 1) {
+  Simulator sim(seed);
+  std::vector<std::vector<PairedRuns>> out;
+  for (double offset : offsets) {
+    std::vector<PairedRuns> session;
+    for (std::size_t s = 0; s < shapes; ++s) {
+      PairedRuns r;
+      r.label = "s" + std::to_string(s);
+      for (std::size_t i = 0; i < blocks; ++i) {
+        r.best.push_back(100.0);
+        r.candidate.push_back(100.0 * std::exp(bias + offset + sd * sim.normal()));
+      }
+      session.push_back(std::move(r));
+    }
+    out.push_back(std::move(session));
+  }
+  return out;
 }
 
 }  // namespace
@@ -118,26 +150,257 @@ TEST_CASE("MDE: at least delta, shrinking with more pairs") {
   CHECK(std::isinf(minimumDetectableEffect(sd, 1, alpha, delta)));
 }
 
-TEST_CASE("A/A calibration: delta from the noise, floored and capped") {
+TEST_CASE("A/A calibration: delta is the policy margin, whatever the noise") {
   GatePolicy p;
-  // Identical runs: no noise, delta is the floor.
+  // Identical runs, a +-1.5% alternation and 8% noise all get the same margin: the noise is what
+  // the t-tests account for, not a licence to call a 5% slowdown "no change".
   Calibration quiet = calibrateAa({steady("q", 1.0, 12, 0.0)}, p);
   REQUIRE(quiet.shapes.size() == 1);
   CHECK(quiet.shapes[0].pairs == 12);
-  CHECK(quiet.shapes[0].delta == doctest::Approx(0.01));
-  // Log ratios +-1.5% alternating: sd ~1.64%, parametric 97.5% quantile of |d| = 2.24 * sd.
+  CHECK(quiet.shapes[0].delta == doctest::Approx(0.015));
   PairedRuns alt = pairs("alt", {100, 100, 100, 100, 100, 100}, {});
   for (int i = 0; i < 6; ++i) alt.candidate.push_back(100 * std::exp(i % 2 ? 0.015 : -0.015));
   Calibration c = calibrateAa({alt}, p);
   const double sd = 0.015 * std::sqrt(6.0 / 5.0);
-  CHECK(c.shapes[0].sdLogRatio == doctest::Approx(sd));
+  CHECK(c.shapes[0].sdLogRatio == doctest::Approx(sd));  // still recorded
   CHECK(c.shapes[0].q975 == doctest::Approx(0.015));
-  CHECK(c.shapes[0].delta == doctest::Approx(std::expm1(2.241403 * sd)).epsilon(1e-5));
-  // A very noisy shape is capped at the regression tolerance (5%).
+  CHECK(c.shapes[0].delta == doctest::Approx(0.015));
   Calibration noisy = calibrateAa({steady("n", 1.0, 12, 0.08)}, p);
-  CHECK(noisy.shapes[0].delta == doctest::Approx(0.05));
+  CHECK(noisy.shapes[0].delta == doctest::Approx(0.015));
   CHECK(noisy.find("n") != nullptr);
   CHECK(noisy.find("zz") == nullptr);
+  // The margin is clamped to [deltaFloor, regressionTolerance].
+  p.margin = 0.002;
+  CHECK(calibrateAa({alt}, p).shapes[0].delta == doctest::Approx(0.01));
+  p.margin = 0.2;
+  CHECK(calibrateAa({alt}, p).shapes[0].delta == doctest::Approx(0.05));
+}
+
+TEST_CASE("verdicts take delta from the policy, never from a stored calibration") {
+  // An old ledger's noise-derived delta of 5% would call a 3% slowdown SAME; the margin does not.
+  GatePolicy p;
+  Calibration old;
+  old.shapes.push_back(ShapeNoise{"s", 12, 0.02, 0.05, 0.05});
+  std::vector<ShapeVerdict> v = compareShapes({steady("s", 0.97, 8, 0.001)}, old, p);
+  CHECK(v[0].delta == doctest::Approx(0.015));
+  CHECK((v[0].verdict == Verdict::Regressed));
+}
+
+TEST_CASE("Pocock constants: the published table, and alpha held over the looks") {
+  // Pocock (1977), two-sided 0.05: 2.178, 2.289, 2.361, 2.413 for 2-5 looks.
+  CHECK(pocockCritical(1, 0.05) == doctest::Approx(1.959964).epsilon(1e-6));
+  CHECK(pocockCritical(2, 0.05) == doctest::Approx(2.178).epsilon(5e-4));
+  CHECK(pocockCritical(3, 0.05) == doctest::Approx(2.289).epsilon(5e-4));
+  CHECK(pocockCritical(4, 0.05) == doctest::Approx(2.361).epsilon(5e-4));
+  CHECK(pocockCritical(5, 0.05) == doctest::Approx(2.413).epsilon(5e-4));
+  CHECK(pocockNominalAlpha(1, 0.05) == 0.05);
+  CHECK(pocockNominalAlpha(3, 0.05) == doctest::Approx(0.0221).epsilon(0.01));
+  // Between one look's level and Bonferroni over the looks, also at Holm's tiny first-step levels.
+  for (double a : {0.05, 0.0025, 5e-7}) {
+    CHECK(pocockNominalAlpha(3, a) < a);
+    CHECK(pocockNominalAlpha(3, a) > a / 3);
+  }
+  CHECK(std::isnan(pocockCritical(3, 0.0)));
+  // Monte Carlo: cumulative z over 3 equally spaced looks crosses +-c at some look in 5% of nulls
+  // (200,000 paths: 0.05 +- 0.0015 at 3 sd).
+  Simulator sim(99);
+  const double c = pocockCritical(3, 0.05);
+  int crossed = 0;
+  const int paths = 200000;
+  for (int i = 0; i < paths; ++i) {
+    double sum = 0;
+    bool any = false;
+    for (int j = 1; j <= 3; ++j) {
+      sum += sim.normal();
+      any = any || std::fabs(sum) / std::sqrt(static_cast<double>(j)) > c;
+    }
+    crossed += any;
+  }
+  CHECK(crossed / static_cast<double>(paths) == doctest::Approx(0.05).epsilon(0.03));
+}
+
+TEST_CASE("every look is tested at the Pocock level: wider intervals than a single look") {
+  GatePolicy one;
+  one.maxLooks = 1;
+  GatePolicy three;  // maxLooks = 3
+  std::vector<PairedRuns> runs = {steady("a", 0.99, 8, 0.004, 1), steady("b", 1.0, 8, 0.004, 2)};
+  ShapeVerdict v1 = compareShapes(runs, Calibration{}, one)[0], v3 = compareShapes(runs, Calibration{}, three)[0];
+  CHECK(v3.ciLow < v1.ciLow);
+  CHECK(v3.ciHigh > v1.ciHigh);
+  // The simultaneous interval at look level pocock(3, alpha / k), k = 2 shapes.
+  const double halfLog = std::log(v3.ciHigh / v3.ratio);
+  const double se = v3.sdLogRatio / std::sqrt(8.0);
+  CHECK(halfLog == doctest::Approx(studentTQuantile(1 - pocockNominalAlpha(3, 0.025) / 2, 7) * se).epsilon(1e-6));
+  AggregateEstimate a1 = aggregateRatio(runs, one), a3 = aggregateRatio(runs, three);
+  CHECK(a3.ciLow < a1.ciLow);
+}
+
+TEST_CASE("simulation: over three appended looks, A/A clears the aggregate bar at most 2.5% of the time") {
+  // 2,000 A/A rounds of 20 shapes at the old fresh-process noise; each round looks at 8, 16 and
+  // 24 appended blocks. "Clears" = aggregate CI lower bound above 1 at any look, the event that
+  // lets noise be accepted when minGain does not protect. t-intervals only (the bootstrap only
+  // ever widens them), so the test stays fast.
+  auto rate = [](const GatePolicy& p) {
+    Simulator sim(41);
+    SimulationSpec s = spec(mixedNoise(), 24);
+    int cleared = 0;
+    const int rounds = 2000;
+    for (int r = 0; r < rounds; ++r) {
+      std::vector<PairedRuns> all = sim.round(s);
+      bool any = false;
+      for (std::size_t n : {8, 16, 24}) {
+        std::vector<PairedRuns> look = all;
+        for (auto& x : look) {
+          x.best.resize(n);
+          x.candidate.resize(n);
+        }
+        any = any || aggregateRatio(look, p).ciLow > 1.0;
+      }
+      cleared += any;
+    }
+    return cleared / static_cast<double>(rounds);
+  };
+  GatePolicy corrected;
+  corrected.bootstrapResamples = 0;
+  GatePolicy uncorrected = corrected;
+  uncorrected.maxLooks = 1;  // every look at the nominal 95%: the old REMEASURE loop
+  const double withPocock = rate(corrected), without = rate(uncorrected);
+  CHECK(withPocock <= 0.03);
+  CHECK(without > withPocock + 0.01);
+}
+
+TEST_CASE("a floor on the standard error: identical ratios are not certainty") {
+  // Five identical pairs at +3% on two shapes (a quantised timer): without a floor the interval
+  // has zero width and p = 0.
+  GatePolicy p;
+  std::vector<PairedRuns> runs = {steady("a", 1.03, 5, 0.0), steady("b", 1.03, 5, 0.0)};
+  AggregateEstimate a = aggregateRatio(runs, p);
+  CHECK(a.ciLow < a.ratio);
+  CHECK(a.ciHigh > a.ratio);
+  const double conf = 1 - pocockNominalAlpha(3, 0.05);
+  CHECK(std::log(a.ratio / a.ciLow) >= studentTQuantile(0.5 + 0.5 * conf, 4) * p.seFloor * (1 - 1e-9));
+  std::vector<ShapeVerdict> v = compareShapes({steady("a", 1.0004, 8, 0.0)}, Calibration{}, p);
+  CHECK(v[0].ciLow < v[0].ratio);
+  CHECK(v[0].pImproved > 0.05);  // 0.04% is below the timer's resolution: not a significant change
+  p.seFloor = 0.0;
+  CHECK(aggregateRatio(runs, p).ciLow == doctest::Approx(aggregateRatio(runs, p).ciHigh));
+}
+
+TEST_CASE("NaN placeholders: lost blocks are skipped per shape, and the aggregate keeps blocks aligned") {
+  GatePolicy p;
+  p.bootstrapResamples = 0;
+  // Block i has the same +-2% offset on every shape (a block-level effect the joint resampling
+  // must keep together). Shape a lost block 2, shape b lost block 5.
+  const double offsets[] = {0.02, -0.02, 0.02, -0.02, 0.02, -0.02, 0.02, -0.02};
+  PairedRuns a{"a", {}, {}}, b{"b", {}, {}};
+  for (int i = 0; i < 8; ++i) {
+    a.best.push_back(i == 2 ? NAN : 100.0);
+    a.candidate.push_back(100.0 * std::exp(0.01 + offsets[i]));
+    b.best.push_back(100.0);
+    b.candidate.push_back(i == 5 ? NAN : 100.0 * std::exp(0.01 + offsets[i]));
+  }
+  std::vector<ShapeVerdict> v = compareShapes({a, b}, Calibration{}, p);
+  CHECK(v[0].pairs == 7);
+  CHECK(v[1].pairs == 7);
+  AggregateEstimate agg = aggregateRatio({a, b}, p);
+  CHECK(agg.pairs == 6);  // the indices finite in both shapes
+  // Blocks 0,1,3,4,6,7 in both: the per-block means alternate +-2% exactly, so the interval is the
+  // t-interval of those six values; a misaligned pairing (b's values shifted past its hole) would
+  // average +2% with -2% and shrink the spread to nothing.
+  std::vector<double> six = {0.03, -0.01, -0.01, 0.03, 0.03, -0.01};
+  double mean = 0, ss = 0;
+  for (double x : six) mean += x / 6;
+  for (double x : six) ss += (x - mean) * (x - mean);
+  const double se = std::sqrt(ss / 5 / 6);
+  const double conf = 1 - pocockNominalAlpha(3, 0.05);
+  const double half = studentTQuantile(0.5 + 0.5 * conf, 5) * se;
+  CHECK(std::log(agg.ciHigh / agg.ciLow) == doctest::Approx(2 * half).epsilon(1e-9));
+}
+
+TEST_CASE("harness check: a quiet, unbiased harness passes with blocks as the unit") {
+  GatePolicy p;
+  HarnessCheck h = checkHarness(aaSessions(0.003, 8, {0.0, 0.0, 0.0}, 0.0, 61, 10), p);
+  REQUIRE(h.shapes.size() == 10);
+  CHECK(h.ok);
+  CHECK(h.problems.empty());
+  CHECK(h.blocksPerLook == 8);
+  int blockUnits = 0;
+  for (const auto& s : h.shapes) {
+    CHECK(s.blocks == 24);
+    CHECK(s.processes == 3);
+    CHECK(s.biasOk);
+    // With 3 sessions the sd of their means has 2 df: a clean shape exceeds 1.5x the within SE
+    // with probability exp(-2.25) = 10.5% (docs/statistics.md), so most, not all, keep the block.
+    CHECK(s.processOk == (s.unit == ReplicationUnit::Block));
+    blockUnits += s.unit == ReplicationUnit::Block;
+    CHECK(s.reachable);
+    CHECK(s.unitsNeeded <= 8);
+    CHECK(s.mdeAtPlan <= 0.02);
+    CHECK(s.sdPerUnit == doctest::Approx(0.003).epsilon(0.5));
+    CHECK(s.message.find(s.label + ": A/A bias") == 0);
+  }
+  CHECK(blockUnits >= 7);
+  REQUIRE(h.calibration.shapes.size() == 10);
+  CHECK(h.calibration.shapes[0].delta == doctest::Approx(0.015));
+  CHECK(std::string(toString(ReplicationUnit::ProcessMean)) == "process_mean");
+}
+
+TEST_CASE("harness check: an A/A that reads a bias is refused") {
+  GatePolicy p;
+  HarnessCheck h = checkHarness(aaSessions(0.001, 8, {0.0, 0.0, 0.0}, 0.006, 62), p);
+  CHECK_FALSE(h.ok);
+  CHECK_FALSE(h.shapes[0].biasOk);
+  CHECK(h.shapes[0].biasLimit == doctest::Approx(0.0025));  // 2 SE is far below the floor here
+  REQUIRE_FALSE(h.problems.empty());
+  CHECK(h.problems[0].find("fix the harness: s0") == 0);
+}
+
+TEST_CASE("harness check: a process-level component falls back to process means") {
+  GatePolicy p;
+  // Sessions read -0.4%, 0, +0.4% with 0.1% per block: blocks of one session are not independent
+  // draws of the round's noise.
+  HarnessCheck h = checkHarness(aaSessions(0.001, 8, {-0.004, 0.0, 0.004}, 0.0, 63), p);
+  const ShapeHarness& s = h.shapes[0];
+  CHECK_FALSE(s.processOk);
+  CHECK((s.unit == ReplicationUnit::ProcessMean));
+  CHECK(s.betweenSd > 1.5 * s.withinSe);
+  CHECK(s.sdPerUnit == doctest::Approx(s.betweenSd));
+  CHECK(s.message.find("process means") != std::string::npos);
+  // The same sessions without the offsets keep the block.
+  CHECK((checkHarness(aaSessions(0.001, 8, {0.0, 0.0, 0.0}, 0.0, 63), p).shapes[0].unit == ReplicationUnit::Block));
+}
+
+TEST_CASE("harness check: blocks needed for the target MDE, and a harness too noisy to reach it") {
+  GatePolicy p;
+  // 1.2% per block: 8 blocks miss the 2% target (MDE ~2.3%); more blocks reach it.
+  HarnessCheck more = checkHarness(aaSessions(0.012, 8, {0.0, 0.0, 0.0}, 0.0, 64), p);
+  const ShapeHarness& m = more.shapes[0];
+  CHECK(m.mdeAtPlan > 0.02);
+  CHECK(m.reachable);
+  CHECK(m.unitsNeeded > 8);
+  CHECK(m.unitsNeeded <= p.maxBlocks);
+  CHECK(m.unitsNeeded % 2 == 0);
+  CHECK(m.mdeAtNeeded <= 0.02);
+  CHECK(more.blocksPerLook == m.unitsNeeded);
+  // The sizing is the gate's own MDE: Holm's first step at the Pocock level, margin, 95% power.
+  CHECK(m.mdeAtNeeded == doctest::Approx(std::expm1(minimumDetectableEffect(
+                             m.sdPerUnit, static_cast<std::size_t>(m.unitsNeeded), pocockNominalAlpha(3, 0.05),
+                             std::log1p(0.015), 0.95, p.seFloor))));
+  // 5% per block: not even 32 blocks reach 2%: "fix the harness".
+  HarnessCheck noisy = checkHarness(aaSessions(0.05, 8, {0.0, 0.0, 0.0}, 0.0, 65), p);
+  CHECK_FALSE(noisy.ok);
+  CHECK_FALSE(noisy.shapes[0].reachable);
+  CHECK(noisy.shapes[0].unitsNeeded == p.maxBlocks);
+  bool named = false;
+  for (const auto& problem : noisy.problems) named = named || problem.find("too noisy") != std::string::npos;
+  CHECK(named);
+}
+
+TEST_CASE("harness check: one session cannot check the process level") {
+  HarnessCheck h = checkHarness(aaSessions(0.002, 8, {0.0}, 0.0, 66), GatePolicy{});
+  CHECK_FALSE(h.ok);
+  CHECK_FALSE(h.shapes[0].processOk);
+  CHECK(h.shapes[0].processes == 1);
 }
 
 TEST_CASE("per-shape verdicts on clear-cut data") {
@@ -149,7 +412,7 @@ TEST_CASE("per-shape verdicts on clear-cut data") {
       none, p);
   REQUIRE(v.size() == 5);
   CHECK((v[0].verdict == Verdict::Same));
-  CHECK(v[0].delta == doctest::Approx(0.01));  // uncalibrated shapes use the floor
+  CHECK(v[0].delta == doctest::Approx(0.015));  // the policy margin
   CHECK((v[1].verdict == Verdict::Regressed));
   CHECK(v[1].ratio == doctest::Approx(0.90).epsilon(0.01));
   CHECK(v[1].ciHigh < 1.0);
@@ -169,7 +432,7 @@ TEST_CASE("per-shape verdicts on clear-cut data") {
 
 TEST_CASE("a significant slowdown within delta is SAME with a note") {
   GatePolicy p;
-  Calibration cal = calibrateAa({steady("s", 1.0, 12, 0.004, 3)}, p);  // delta ~1.3%
+  Calibration cal = calibrateAa({steady("s", 1.0, 12, 0.004, 3)}, p);  // delta = margin 1.5%
   std::vector<ShapeVerdict> v = compareShapes({steady("s", 0.995, 8, 0.0005, 5)}, cal, p);
   CHECK((v[0].verdict == Verdict::Same));
   CHECK(v[0].slowedWithinDelta);
@@ -185,18 +448,22 @@ TEST_CASE("pairs with a missing or broken run are skipped, not crashed on") {
 }
 
 TEST_CASE("simulation: A/A rounds are SAME, and false REGRESSED stays under the family-wise level") {
-  // 1,000 simulated A/A rounds of 20 shapes, 8 pairs, noise 0.3%..2% per run.
-  Rates r = simulate(spec(mixedNoise(), 8), spec(mixedNoise(), 12), 1000, 11);
+  // 1,000 simulated A/A rounds of 20 shapes, 8 blocks, at the H200's per-block noise.
+  Rates r = simulate(spec(h200BlockNoise(), 8), spec(h200BlockNoise(), 8), 1000, 11);
   CHECK(r.anyRegressedRounds <= 0.05);
-  CHECK(r.sameShapes >= 0.95);
+  CHECK(r.sameShapes >= 0.99);
+  // At the old fresh-process noise (0.3%..2% per run) the level still holds; SAME is rarer
+  // (INCONCLUSIVE: the noisy shapes need more blocks, no longer a wider delta).
+  Rates old = simulate(spec(mixedNoise(), 8), spec(mixedNoise(), 8), 1000, 11);
+  CHECK(old.anyRegressedRounds <= 0.05);
 }
 
 TEST_CASE("simulation: heavy-tailed noise (t3) keeps the family-wise level") {
-  SimulationSpec round = spec(mixedNoise(), 8), cal = spec(mixedNoise(), 12);
+  SimulationSpec round = spec(h200BlockNoise(), 8), cal = spec(h200BlockNoise(), 8);
   round.tailDf = cal.tailDf = 3;
   Rates r = simulate(round, cal, 1000, 12);
   CHECK(r.anyRegressedRounds <= 0.05);
-  CHECK(r.sameShapes >= 0.90);
+  CHECK(r.sameShapes >= 0.95);
 }
 
 TEST_CASE("simulation: noise that doubles after calibration still keeps the family-wise level (Holm binds)") {
