@@ -58,15 +58,22 @@ struct BenchSchema {
   std::vector<std::string> metricColumns;
 };
 
-// The gate's readable defaults (loop-contract section 5); src/measure decides with statistics.
+// The gate's readable defaults (loop-contract section 5); src/measure decides with statistics
+// (docs/statistics.md; gate_policy.h maps these onto measure::GatePolicy).
 struct GatePolicy {
   double regressionPct = 5.0;
   double nearNoisePct = 2.0;
   int nearNoiseRemeasures = 3;
   double chainDropPct = 1.0;
-  int pairs = 5;      // interleaved A/B pairs per validation
-  int maxPairs = 20;  // cap for automatic re-measurement
+  // Blocks (interleaved A/B pairs) per look: even, so ABBA/BAAB stays balanced, and at least 4.
+  int pairs = 8;
+  // The cap on blocks over all looks; pairs * maxLooks when the manifest does not say. Rounded
+  // down to whole looks.
+  int maxPairs = 24;
   double familyAlpha = 0.05;
+  double marginPct = 1.5;     // delta of every shape: a smaller change is "no change"
+  double targetMdePct = 2.0;  // BASELINE: blocks per look must reach this MDE, else "fix the harness"
+  int maxLooks = 3;           // looks per validation, each tested at Pocock's per-look level
 };
 
 // The manifest's `executor:` block is the exec layer's own config (one type, no copying field by

@@ -210,7 +210,7 @@ void readGate(Reader& r, const YAML::Node& root, Manifest& m) {
   YAML::Node n = root["gate"];
   if (isNull(n)) return;
   if (!n.IsMap()) {
-    r.error("gate", "must be a mapping", "write gate: {regression_pct: 5, pairs: 5, ...}");
+    r.error("gate", "must be a mapping", "write gate: {regression_pct: 5, pairs: 8, ...}");
     return;
   }
   const std::string fix = "give a number";
@@ -221,17 +221,22 @@ void readGate(Reader& r, const YAML::Node& root, Manifest& m) {
     g.nearNoiseRemeasures = *v;
   if (auto v = r.number<double>(n, "chain_drop_pct", "gate.chain_drop_pct", fix)) g.chainDropPct = *v;
   if (auto v = r.number<int>(n, "pairs", "gate.pairs", fix)) g.pairs = *v;
-  if (auto v = r.number<int>(n, "max_pairs", "gate.max_pairs", fix)) g.maxPairs = *v;
   if (auto v = r.number<double>(n, "family_alpha", "gate.family_alpha", fix)) g.familyAlpha = *v;
+  if (auto v = r.number<double>(n, "margin_pct", "gate.margin_pct", fix)) g.marginPct = *v;
+  if (auto v = r.number<double>(n, "target_mde_pct", "gate.target_mde_pct", fix)) g.targetMdePct = *v;
+  if (auto v = r.number<int>(n, "max_looks", "gate.max_looks", fix)) g.maxLooks = *v;
+  // The cap follows the plan unless the manifest sets it: pairs * max_looks.
+  if (auto v = r.number<int>(n, "max_pairs", "gate.max_pairs", fix)) g.maxPairs = *v;
+  else if (isNull(n["max_pairs"])) g.maxPairs = g.pairs * g.maxLooks;
   for (auto it = n.begin(); it != n.end(); ++it) {
-    static const std::set<std::string> keys = {"regression_pct", "near_noise_pct",
-                                               "near_noise_remeasures", "chain_drop_pct",
-                                               "pairs", "max_pairs", "family_alpha"};
+    static const std::set<std::string> keys = {"regression_pct", "near_noise_pct", "near_noise_remeasures",
+                                               "chain_drop_pct", "pairs", "max_pairs", "family_alpha",
+                                               "margin_pct", "target_mde_pct", "max_looks"};
     std::string key = it->first.as<std::string>();
     if (!keys.count(key)) {
       r.error("gate." + key, "is not a gate setting",
               "use regression_pct, near_noise_pct, near_noise_remeasures, chain_drop_pct, pairs, "
-              "max_pairs or family_alpha");
+              "max_pairs, family_alpha, margin_pct, target_mde_pct or max_looks");
     }
   }
 }

@@ -94,7 +94,11 @@ TEST_CASE("a valid manifest parses with derived defaults") {
   CHECK(m.gate.nearNoisePct == 2.0);
   CHECK(m.gate.nearNoiseRemeasures == 3);
   CHECK(m.gate.chainDropPct == 1.0);
-  CHECK(m.gate.pairs == 5);
+  CHECK(m.gate.pairs == 8);
+  CHECK(m.gate.maxPairs == 24);
+  CHECK(m.gate.maxLooks == 3);
+  CHECK(m.gate.marginPct == 1.5);
+  CHECK(m.gate.targetMdePct == 2.0);
   CHECK(m.gate.familyAlpha == 0.05);
   CHECK((m.executor.kind == ExecutorKind::Local));
   CHECK(effectiveBranch(m, "x_triton_gfx942_20260412") ==
@@ -192,7 +196,8 @@ TEST_CASE("kopt's own settings parse: custom schema, gate, slurm executor, timeo
   std::string yaml = with("primary_metric", "Forward GB/s") +
                      "schema: {kind: custom, columns: [label, N, Check, Forward GB/s, Forward "
                      "GB/s_stddev], check_column: Check, metric_columns: [Forward GB/s]}\n"
-                     "gate: {regression_pct: 4, pairs: 7, max_pairs: 30, family_alpha: 0.1}\n"
+                     "gate: {regression_pct: 4, pairs: 6, max_pairs: 12, family_alpha: 0.1, margin_pct: 2, "
+                     "target_mde_pct: 3, max_looks: 2}\n"
                      "executor: {kind: slurm, partition: mi300, gres: 'gpu:1', time: '01:00:00', "
                      "extra_args: '--exclusive --qos high'}\n"
                      "timeouts: {build: 30m, test: 600, bench: 1h, hang: 15m}\n"
@@ -205,8 +210,11 @@ TEST_CASE("kopt's own settings parse: custom schema, gate, slurm executor, timeo
   // In a custom schema the metric is a column name, even when it spells a built-in one.
   CHECK(m.primaryMetric.column == "Forward GB/s");
   CHECK(m.gate.regressionPct == 4);
-  CHECK(m.gate.pairs == 7);
-  CHECK(m.gate.maxPairs == 30);
+  CHECK(m.gate.pairs == 6);
+  CHECK(m.gate.maxPairs == 12);
+  CHECK(m.gate.marginPct == 2);
+  CHECK(m.gate.targetMdePct == 3);
+  CHECK(m.gate.maxLooks == 2);
   CHECK((m.executor.kind == ExecutorKind::Slurm));
   CHECK(m.executor.gres == "gpu:1");
   CHECK(m.executor.extraArgs == std::vector<std::string>{"--exclusive", "--qos", "high"});
@@ -306,4 +314,42 @@ TEST_CASE("a bad executor block names the field and the fix before any job runs"
   CHECK(hasError(parseErr(with("executor", "{kind: slurm, partition: 'a b'}")), "executor.partition"));
   CHECK(hasError(parseErr(with("executor", "{kind: slurm, qos: high}")), "executor.qos", "not an executor setting"));
   CHECK(hasError(parseErr(with("executor", "kubernetes")), "executor.kind", "local or slurm"));
+}
+
+TEST_CASE("gate.pairs: at least 4 blocks per look, and an even number") {
+  // 1-3 blocks leave 0-2 df t-tests (every shape INCONCLUSIVE up to the cap); an odd count
+  // leaves the ABBA/BAAB order effect uncancelled.
+  for (const char* bad : {"{pairs: 1}", "{pairs: 2, max_pairs: 6}", "{pairs: 3, max_pairs: 6}"})
+    CHECK(hasError(parseErr(with("gate", bad)), "gate.pairs", "between 4 and 1000"));
+  CHECK(hasError(parseErr(with("gate", "{pairs: 5, max_pairs: 15}")), "gate.pairs", "even"));
+  bool fixNamed = false;
+  for (const auto& e : parseErr(with("gate", "{pairs: 5, max_pairs: 15}")))
+    fixNamed = fixNamed || (e.field == "gate.pairs" && e.fix == "use 6 or 4");
+  CHECK(fixNamed);
+  Manifest four = parseOk(with("gate", "{pairs: 4}"));
+  CHECK(four.gate.pairs == 4);
+  CHECK(four.gate.maxPairs == 12);  // pairs * max_looks when max_pairs is not given
+}
+
+TEST_CASE("gate: the cap, the looks, the margin and the target MDE are checked for consistency") {
+  CHECK(parseOk(with("gate", "{pairs: 6, max_looks: 4}")).gate.maxPairs == 24);
+  CHECK(parseOk(with("gate", "{pairs: 4, max_pairs: 6}")).gate.maxPairs == 6);  // rounds down to one look
+  CHECK(hasError(parseErr(with("gate", "{pairs: 8, max_pairs: 32}")), "gate.max_pairs", "looks end at"));
+  CHECK(hasError(parseErr(with("gate", "{max_looks: 0}")), "gate.max_looks"));
+  CHECK(hasError(parseErr(with("gate", "{max_looks: 11}")), "gate.max_looks"));
+  CHECK(hasError(parseErr(with("gate", "{margin_pct: 0}")), "gate.margin_pct"));
+  CHECK(hasError(parseErr(with("gate", "{margin_pct: 6}")), "gate.margin_pct"));  // above regression_pct 5
+  CHECK(hasError(parseErr(with("gate", "{target_mde_pct: 1.5}")), "gate.target_mde_pct"));  // not above the margin
+  CHECK(hasError(parseErr(with("gate", "{margin_pct: x}")), "gate.margin_pct"));
+  Manifest m = parseOk(with("gate", "{margin_pct: 1, target_mde_pct: 1.8, max_looks: 2}"));
+  CHECK(m.gate.marginPct == 1.0);
+  CHECK(m.gate.targetMdePct == 1.8);
+  CHECK(m.gate.maxLooks == 2);
+  CHECK(m.gate.maxPairs == 16);
+  // A manifest built in code is validated the same way.
+  Manifest code = parseOk(kValid);
+  code.gate.pairs = 7;
+  bool named = false;
+  for (const auto& e : validateManifest(code)) named = named || e.field == "gate.pairs";
+  CHECK(named);
 }

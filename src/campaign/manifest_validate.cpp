@@ -232,13 +232,31 @@ std::vector<FieldError> validateManifest(const Manifest& m) {
     errors.push_back({"gate.near_noise_remeasures", "must be between 0 and 100", "e.g. 3"});
   if (!(g.chainDropPct >= 0 && g.chainDropPct < 100))
     errors.push_back({"gate.chain_drop_pct", "must be between 0 and 100", "e.g. 1"});
-  if (g.pairs < 1 || g.pairs > 1000)
-    errors.push_back({"gate.pairs", "must be between 1 and 1000", "e.g. 5"});
+  // Blocks per look: fewer than 4 leave 1-2 df t-tests that call every shape INCONCLUSIVE up to
+  // the cap, and an odd count leaves the ABBA/BAAB order effect uncancelled.
+  if (g.pairs < 4 || g.pairs > 1000)
+    errors.push_back({"gate.pairs", "must be between 4 and 1000 blocks per look (" + std::to_string(g.pairs) + " given)",
+                      "use 8 (the default), or another even number of at least 4"});
+  else if (g.pairs % 2)
+    errors.push_back({"gate.pairs", "must be even (" + std::to_string(g.pairs) +
+                                        " given): the blocks alternate ABBA and BAAB, an odd count leaves an order effect",
+                      "use " + std::to_string(g.pairs + 1) + " or " + std::to_string(g.pairs - 1)});
+  if (g.maxLooks < 1 || g.maxLooks > 10)
+    errors.push_back({"gate.max_looks", "must be between 1 and 10", "e.g. 3"});
   if (g.maxPairs < g.pairs || g.maxPairs > 1000)
     errors.push_back({"gate.max_pairs", "must be at least gate.pairs and at most 1000",
-                      "e.g. 20"});
+                      "e.g. gate.pairs * gate.max_looks (" + std::to_string(g.pairs * std::max(g.maxLooks, 1)) + ")"});
+  else if (g.maxLooks >= 1 && g.maxLooks <= 10 && g.maxPairs > g.pairs * g.maxLooks)
+    errors.push_back({"gate.max_pairs", "is " + std::to_string(g.maxPairs) + " but the looks end at gate.pairs * gate.max_looks = " +
+                                            std::to_string(g.pairs * g.maxLooks) + " blocks",
+                      "set max_pairs to " + std::to_string(g.pairs * g.maxLooks) + " or raise gate.max_looks"});
   if (!(g.familyAlpha > 0 && g.familyAlpha < 1))
     errors.push_back({"gate.family_alpha", "must be between 0 and 1 (exclusive)", "e.g. 0.05"});
+  if (!(g.marginPct > 0 && g.marginPct <= g.regressionPct))
+    errors.push_back({"gate.margin_pct", "must be above 0 and at most gate.regression_pct", "e.g. 1.5"});
+  if (!(g.targetMdePct > g.marginPct && g.targetMdePct < 100))
+    errors.push_back({"gate.target_mde_pct",
+                      "must be above gate.margin_pct (an MDE is never below the margin) and below 100", "e.g. 2"});
 
   for (auto [v, f] : {std::pair<int, const char*>{m.timeouts.buildSeconds, "timeouts.build"},
                       {m.timeouts.testSeconds, "timeouts.test"},
