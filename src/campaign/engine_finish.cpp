@@ -10,6 +10,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "campaign/campaign_peak.h"
 #include "campaign/engine.h"
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_steps.h"
@@ -36,16 +37,12 @@ std::optional<double> bestAggregate(const Session& s) {
   return std::nullopt;
 }
 
+// The device's measured ceiling, else its datasheet, else the arch's (campaign_peak.h): the same
+// choice the plausibility audit makes, so T2's "80 % of peak" is of what the hardware can do.
 std::optional<double> peakOf(const Manifest& m) {
-  const auto lookup = device::lookupPeak("", m.targetGpu);
-  if (!lookup.entry) return std::nullopt;
-  const std::string unit = measureMetric(m).unit();
-  if (unit == "TFLOPS") {
-    if (util::containsIgnoreCase(m.targetOp, "fp8") && lookup.entry->fp8DenseTflops) return lookup.entry->fp8DenseTflops;
-    return lookup.entry->bf16DenseTflops;
-  }
-  if (unit == "GB/s") return lookup.entry->hbmGBps;
-  return std::nullopt;
+  const auto choice = campaignPeak(m, measureMetric(m));
+  if (!choice) return std::nullopt;
+  return choice->value;
 }
 
 // Seconds since an ISO-8601 UTC ledger time stamp ("2026-04-12T09:30:05.123Z"); nullopt if unparsable.

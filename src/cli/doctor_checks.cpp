@@ -6,7 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "device/device_report.h"
 #include "device/device_runtime.h"
+#include "device/peak_table.h"
 #include "exec/executor.h"
 #include "tools/prompts.h"
 #include "util/text.h"
@@ -273,6 +275,34 @@ nlohmann::json renderJson(const std::vector<Check>& checks, const fs::path& work
   return {{"workspace", workspace.string()}, {"demo_ready", demoCanRun(checks)}, {"all_ok", !anyFail}, {"checks", items}};
 }
 
+GpuSummary summarizeGpu(device::DeviceRuntime& runtime) {
+  GpuSummary summary;
+  const device::DeviceSnapshot snapshot = runtime.snapshot();
+  summary.present = snapshot.present;
+  summary.backend = snapshot.backend;
+  summary.reason = snapshot.reason;
+  for (const auto& d : snapshot.devices) {
+    std::string facts;
+    if (!d.arch.empty()) facts = d.arch;
+    if (d.memoryBytes) facts += (facts.empty() ? "" : ", ") + device::formatGiB(d.memoryBytes);
+    std::string line = std::to_string(d.index) + ": " + d.name + (facts.empty() ? "" : " (" + facts + ")");
+    // The product decides which peaks kopt holds the kernels to: an sm_90 may be an H100 or an H200.
+    const auto lookup = device::lookupPeak(d.name, d.arch, d.memoryBytes);
+    if (!lookup.entry) {
+      line += " = no datasheet row for this device";
+    } else {
+      line += " = " + lookup.entry->product + ", ";
+      switch (lookup.matchedBy) {
+        case device::PeakMatch::ByName: line += "by name"; break;
+        case device::PeakMatch::ByMemory: line += "by " + d.arch + " and memory size (name not in the table)"; break;
+        case device::PeakMatch::ByArch: line += "a guess from " + lookup.entry->arch + " alone"; break;
+      }
+    }
+    summary.lines.push_back(line);
+  }
+  return summary;
+}
+
 Probes systemProbes() {
   Probes p;
   p.which = [](const std::string& program) -> std::optional<fs::path> {
@@ -313,19 +343,8 @@ Probes systemProbes() {
   };
   p.executor = [](const exec::ExecutorConfig& config) { return exec::inspectExecutor(config); };
   p.gpu = [] {
-    GpuSummary summary;
     auto runtime = device::makeSystemRuntime();
-    device::DeviceSnapshot snapshot = runtime->snapshot();
-    summary.present = snapshot.present;
-    summary.backend = snapshot.backend;
-    summary.reason = snapshot.reason;
-    for (const auto& d : snapshot.devices) {
-      std::string line = std::to_string(d.index) + ": " + d.name;
-      if (!d.arch.empty()) line += " (" + d.arch + ")";
-      if (d.memoryBytes) line += ", " + std::to_string(d.memoryBytes >> 30) + " GiB";
-      summary.lines.push_back(line);
-    }
-    return summary;
+    return summarizeGpu(*runtime);
   };
   p.checkWritable = [](const fs::path& dir) -> std::optional<std::string> {
     std::error_code ec;

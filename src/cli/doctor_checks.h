@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "device/device_runtime.h"
 #include "exec/executor_report.h"
 
 namespace kopt::cli::doctor {
@@ -35,7 +36,7 @@ struct CommandOutput {
 struct GpuSummary {
   bool present = false;
   std::string backend;             // which runtime answered
-  std::vector<std::string> lines;  // "0: NVIDIA H200 (sm_90), 141 GiB"
+  std::vector<std::string> lines;  // "0: NVIDIA H200 (sm_90, 139.8 GiB) = H200 SXM, by name and memory"
   std::string reason;              // why there is none
 };
 
@@ -52,6 +53,10 @@ struct Probes {
 };
 
 Probes systemProbes();
+
+// One line per device of `runtime`: the runtime's name, arch and memory, and the product kopt takes
+// it for (the datasheet row its peaks come from) and from what (name, memory size, or the arch alone).
+GpuSummary summarizeGpu(device::DeviceRuntime& runtime);
 
 // `executor`: the manifest's executor block to inspect (kopt doctor --manifest); by default
 // Slurm's default partition when sinfo is installed, else the local executor.

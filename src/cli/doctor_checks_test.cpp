@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "device/fake_runtime_test_support.h"
+
 using namespace kopt::cli::doctor;
 
 namespace {
@@ -157,4 +159,27 @@ TEST_CASE("the executor: Slurm's partition and GPUs when sinfo is there, the man
   CHECK(e.detail.find("partition 'gone' does not exist") != std::string::npos);
   CHECK(e.fix.find("executor block") != std::string::npos);
   CHECK(demoCanRun(checks));  // the CPU demo runs locally whatever the cluster says
+}
+
+TEST_CASE("doctor names an sm_90 with 141 GB an H200, by name or else by memory") {
+  auto fake = kopt::device::testing::FakeRuntime::withH200();
+  GpuSummary named = summarizeGpu(fake);
+  CHECK(named.present);
+  CHECK(named.backend == "fake");
+  REQUIRE(named.lines.size() == 1);
+  CHECK(named.lines[0] == "0: NVIDIA H200 (sm_90, 139.8 GiB) = H200 SXM, by name");
+
+  fake.snap.devices[0].name = "NVIDIA Graphics Device";
+  GpuSummary unnamed = summarizeGpu(fake);
+  REQUIRE(unnamed.lines.size() == 1);
+  CHECK(unnamed.lines[0] == "0: NVIDIA Graphics Device (sm_90, 139.8 GiB) = H200 SXM, by sm_90 and memory size (name not in the table)");
+
+  fake.snap.devices[0].memoryBytes = 0;
+  CHECK(summarizeGpu(fake).lines[0] == "0: NVIDIA Graphics Device (sm_90) = H100 SXM, a guess from sm_90 alone");
+
+  auto none = kopt::device::testing::FakeRuntime::withoutGpu("no GPU found: test");
+  GpuSummary absent = summarizeGpu(none);
+  CHECK_FALSE(absent.present);
+  CHECK(absent.reason == "no GPU found: test");
+  CHECK(absent.lines.empty());
 }

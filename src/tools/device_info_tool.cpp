@@ -50,7 +50,7 @@ json deviceInfoOutputSchema() {
        {{"table_version", {{"type", "string"}}},
         {"product", {{"type", "string"}}},
         {"arch", {{"type", "string"}}},
-        {"matched_by", {{"type", "string"}, {"enum", {"name", "arch"}}}},
+        {"matched_by", {{"type", "string"}, {"enum", {"name", "memory", "arch"}}}},
         {"bf16_dense_tflops", {{"type", "number"}}},
         {"fp8_dense_tflops", nullable("number")},
         {"hbm_gbps", {{"type", "number"}}},
@@ -84,6 +84,7 @@ json deviceInfoOutputSchema() {
         {"theoretical_bandwidth_gbps", nullable("number")},
         {"pci_bus_id", {{"type", "string"}}},
         {"driver_version", {{"type", "string"}}},
+        {"identified_as", {{"type", "string"}}},
         {"peak", peak},
         {"ceilings", ceilings},
         {"ceilings_status", {{"type", "string"}, {"enum", {"not_measured", "cached", "measured", "failed"}}}},
@@ -116,7 +117,8 @@ mcp::ToolSpec makeDeviceInfoTool(DeviceInfoToolOptions options) {
   tool.title = "GPU device info";
   tool.description =
       "What GPU this machine has: name, arch (sm_90, gfx942, ...), compute units, clocks, memory size, bus "
-      "width and bandwidth; the datasheet peak (bf16/fp8 TFLOPS, HBM GB/s, from a versioned table); and the "
+      "width and bandwidth; the product it was identified as from name and memory size (identified_as: an "
+      "sm_90 with 141 GB is an H200, not an H100); the datasheet peak (bf16/fp8 TFLOPS, HBM GB/s, from a versioned table); and the "
       "ceilings measured here (device copy GB/s, vendor-library bf16 matmul TFLOPS), cached per machine. "
       "With no GPU, present is false and reason says why. Pass measure_ceilings=true once per machine.";
   tool.inputSchema = inputSchema();

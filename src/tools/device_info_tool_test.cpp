@@ -117,6 +117,10 @@ TEST_CASE("a GPU: device facts and peak; measuring reports progress and caches")
   CHECK(d["name"] == "NVIDIA H200");
   CHECK(d["arch"] == "sm_90");
   CHECK(d["peak"]["product"] == "H200 SXM");
+  CHECK(d["peak"]["matched_by"] == "name");
+  CHECK(d["peak"]["hbm_gbps"].get<double>() == doctest::Approx(4800));  // not the H100's 3350
+  CHECK(d["memory_bytes"].get<std::uint64_t>() == 150'110'000'000ull);
+  CHECK(d["identified_as"] == "H200 SXM (by name \"NVIDIA H200\" and 139.8 GiB)");
   CHECK(d["ceilings_status"] == "not_measured");
   checkConformsToOutputSchema(tool, plain);
   CHECK(f.fake->copyCalls == 0);
@@ -149,4 +153,24 @@ TEST_CASE("bad arguments name the field and the fix") {
 
   auto notBool = tool.handler(json{{"measure_ceilings", "yes"}}, ctx);
   CHECK(notBool.isError);
+}
+
+TEST_CASE("an sm_90 with 141 GB and a name the table lacks is named an H200, by its memory") {
+  Fixture f;
+  f.fake->snap.devices[0].name = "NVIDIA Graphics Device";
+  auto tool = f.tool();
+  RecordingContext ctx;
+  auto result = tool.handler(json::object(), ctx);
+  REQUIRE(result.structuredContent);
+  const json& d = (*result.structuredContent)["devices"][0];
+  CHECK(d["peak"]["product"] == "H200 SXM");
+  CHECK(d["peak"]["matched_by"] == "memory");
+  CHECK(d["identified_as"].get<std::string>().rfind("H200 SXM (by sm_90 and 139.8 GiB", 0) == 0);
+  checkConformsToOutputSchema(tool, result);
+
+  // An 80 GB sm_90 of the same unknown name is an H100.
+  f.fake->snap.devices[0].memoryBytes = 85'520'000'000ull;  // 79.6 GiB
+  auto h100 = tool.handler(json::object(), ctx);
+  CHECK((*h100.structuredContent)["devices"][0]["peak"]["product"] == "H100 SXM");
+  CHECK((*h100.structuredContent)["devices"][0]["peak"]["hbm_gbps"].get<double>() == doctest::Approx(3350));
 }
