@@ -352,6 +352,8 @@ def parse_args(argv):
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
                     help="cuda (CUDA or ROCm GPU, the default) or cpu (tests the harness itself)")
     ap.add_argument("--list-shapes", action="store_true")
+    ap.add_argument("--serve", action="store_true",
+                    help="bench worker: JSON-lines requests on stdin, replies on stdout (docs/worker-protocol.md)")
     ap.add_argument("--self-test", action="store_true", help="test the pure-Python parts (no torch, no GPU)")
     a = ap.parse_args(argv)
     if a.seed < 0:
@@ -376,7 +378,7 @@ TIMER_PATHS = [
     "torch.cuda.Event.elapsed_time", "torch.cuda.Event.synchronize", "torch.cuda.Event.query",
     "torch.cuda.current_stream", "torch.cuda.Stream.synchronize", "torch.cuda.Stream.wait_event",
     "torch._C._cuda_synchronize", "torch._C._CudaEventBase.record", "torch._C._CudaEventBase.elapsed_time",
-    "torch._C._CudaEventBase.synchronize",
+    "torch._C._CudaEventBase.synchronize", "torch.cuda._sleep",
 ]
 
 
@@ -445,6 +447,8 @@ def torch_dtype(name, is_rocm, arch=""):
 class Device:
     """The GPU and the measurement primitives, all bound to objects captured at import."""
 
+    can_escape = True  # a kernel can leave work on another stream than the timed one
+
     def __init__(self):
         if torch is None:
             raise HarnessError("torch is not importable; the quick harness needs torch with CUDA or ROCm")
@@ -461,7 +465,11 @@ class Device:
         self._record = _TIMERS["torch.cuda.Event.record"]
         self._elapsed = _TIMERS["torch.cuda.Event.elapsed_time"]
         self._sync = _TIMERS["torch.cuda.synchronize"]
+        self._current_stream = _TIMERS["torch.cuda.current_stream"]
+        self._sleep = _TIMERS["torch.cuda._sleep"]
         self._reset_l2 = self._find_reset_persisting_l2()
+        self._probe = torch.zeros(1, dtype=torch.int32, device=self.dev)
+        self._cycles_per_ms = self._calibrate_spin()
 
     def _find_reset_persisting_l2(self):
         """cudaCtxResetPersistingL2Cache from the runtime torch already loaded (pygpubench PR #49).
@@ -490,32 +498,70 @@ class Device:
               file=sys.stderr)
         return None
 
+    def _calibrate_spin(self):
+        """Clock cycles of torch.cuda._sleep per millisecond, measured once: the spin is given in
+        cycles, the batch needs it in time. 0 when this torch has no _sleep (then only the flush
+        keeps the GPU ahead of the host)."""
+        if self._sleep is None:
+            print("%s: torch.cuda._sleep is missing; timed calls are queued behind the flush only" % HARNESS_NAME,
+                  file=sys.stderr)
+            return 0.0
+        start, end = self.event(), self.event()
+        self._sleep(1000)  # loads the spin kernel outside the measurement
+        self._sync()
+        stream = self.stream()
+        self._record(start, stream)
+        self._sleep(2_000_000)
+        self._record(end, stream)
+        self._sync()
+        ms = self._elapsed(start, end)
+        return 2_000_000 / ms if ms > 0 else 0.0
+
     def synchronize(self):
         self._sync()
+
+    def stream(self):
+        return self._current_stream()
+
+    def event(self):
+        return self._event_cls(enable_timing=True)
+
+    def record(self, event, stream):
+        self._record(event, stream)
+
+    def elapsed(self, start, end):
+        return self._elapsed(start, end)
+
+    def spin(self, ms):
+        """Keep the GPU busy for about `ms` on the current stream, so that the launches the host makes
+        meanwhile queue up behind it: each start event then executes with its call already queued."""
+        if self._cycles_per_ms > 0 and ms > 0:
+            self._sleep(int(ms * self._cycles_per_ms))
+
+    def idle_probe_us(self):
+        """Host latency of one tiny kernel launched and synchronised alone: a few microseconds on an
+        idle GPU, more when something else (another process) keeps it busy."""
+        self._sync()
+        h0 = _perf_counter()
+        self._probe.add_(1)
+        self._sync()
+        return (_perf_counter() - h0) * 1e6
+
+    def reset_persisting_l2(self):
+        # Not stream-ordered: called before a batch is queued, with the device idle.
+        if self._reset_l2 is not None:
+            self._reset_l2()
+
+    def set_stream(self, stream):
+        torch.cuda.set_stream(stream)
 
     def free_memory(self):
         free, _total = torch.cuda.mem_get_info(self.dev)
         return free
 
     def cold(self):
-        """Before a timed call: drop persisting-L2 lines, then overwrite the whole L2/LLC."""
-        if self._reset_l2 is not None:
-            self._reset_l2()
+        """Before a timed call (queued): overwrite the whole L2/LLC."""
         self.flush_buf.zero_()
-
-    def time_call(self, fn):
-        """One call between device events; device-wide sync after it (work on other streams is
-        waited for); returns (event ms, host wall ms) and the call's result."""
-        start = self._event_cls(enable_timing=True)
-        end = self._event_cls(enable_timing=True)
-        self._sync()
-        h0 = _perf_counter()
-        self._record(start)
-        result = fn()
-        self._record(end)
-        self._sync()
-        h1 = _perf_counter()
-        return self._elapsed(start, end), (h1 - h0) * 1e3, result
 
     def poison_allocator(self, specs):
         """Fill free caching-allocator blocks of the output sizes with NaN, so an output that the
@@ -531,10 +577,22 @@ class Device:
         del keep
 
 
+class _HostEvent:
+    """CpuDevice's stand-in for a device event: the captured perf_counter at record()."""
+
+    __slots__ = ("t",)
+
+    def __init__(self):
+        self.t = None
+
+
 class CpuDevice:
     """`--device cpu`: the same measurement flow on CPU tensors, for testing the harness itself (and
     kernels' torch reference paths) where there is no GPU. Host timing with the captured
-    perf_counter; the cache flush is a 2x-LLC buffer; there is no persisting L2."""
+    perf_counter (every CPU call is synchronous, so there is no queue to get ahead of and no other
+    stream to escape to); the cache flush is a 2x-LLC buffer; there is no persisting L2."""
+
+    can_escape = False
 
     def __init__(self):
         if torch is None:
@@ -547,14 +605,32 @@ class CpuDevice:
     def synchronize(self):
         pass
 
+    def stream(self):
+        return None
+
+    def event(self):
+        return _HostEvent()
+
+    def record(self, event, stream):
+        event.t = _perf_counter()
+
+    def elapsed(self, start, end):
+        return (end.t - start.t) * 1e3
+
+    def spin(self, ms):
+        pass
+
+    def idle_probe_us(self):
+        return None
+
+    def reset_persisting_l2(self):
+        pass
+
+    def set_stream(self, stream):
+        pass
+
     def cold(self):
         self.flush_buf.zero_()
-
-    def time_call(self, fn):
-        h0 = _perf_counter()
-        result = fn()
-        ms = (_perf_counter() - h0) * 1e3
-        return ms, ms, result
 
     def free_memory(self):
         try:
@@ -776,22 +852,20 @@ class Op:
         size = lambda ts: sum(t.numel() * t.element_size() for t in ts if torch.is_tensor(t))  # noqa: E731
         return float(size(inputs) + size(grads_out) + size(results))
 
-    # -- per-call verification (after the events): one SNR per output of the call
-    def verify_forward(self, inputs, outs, gen, ref=None):
+    # -- per-call verification (queued after the call's end event): one SNR tensor per output
+    def verify(self, direction, inputs, grads_out, outs, gen, ref=None):
         with _Precise():
-            return self._verify_forward(inputs, outs, gen, ref)
-
-    def verify_backward(self, inputs, grads_out, grads, gen, ref=None):
-        with _Precise():
-            return self._verify_backward(inputs, grads_out, grads, gen, ref)
+            if direction == "forward":
+                return self._verify_forward(inputs, outs, gen, ref)
+            return self._verify_backward(inputs, grads_out, outs, gen, ref)
 
     def _verify_forward(self, inputs, outs, gen, ref=None):
         if self.kind == "gemm":
             a, b = (t.float() for t in inputs)
             c = outs[0].float()
             x = torch.randint(0, 2, (b.shape[-1], 1), generator=gen, device=c.device).float() * 2 - 1
-            return [_torch_snr(torch.matmul(a, torch.matmul(b, x)), torch.matmul(c, x))]
-        return [_torch_snr(r, o) for r, o in zip(ref, outs)]
+            return [_snr_t(torch.matmul(a, torch.matmul(b, x)), torch.matmul(c, x))]
+        return [_snr_t(r, o) for r, o in zip(ref, outs)]
 
     def _verify_backward(self, inputs, grads_out, grads, gen, ref=None):
         if self.kind == "gemm":
@@ -800,10 +874,10 @@ class Op:
             da, db = (t.float() for t in grads[:2])
             x = torch.randint(0, 2, (a.shape[-1], 1), generator=gen, device=a.device).float() * 2 - 1
             y = torch.randint(0, 2, (b.shape[-1], 1), generator=gen, device=a.device).float() * 2 - 1
-            s_a = _torch_snr(torch.matmul(g, torch.matmul(b.transpose(-1, -2), x)), torch.matmul(da, x))
-            s_b = _torch_snr(torch.matmul(a.transpose(-1, -2), torch.matmul(g, y)), torch.matmul(db, y))
+            s_a = _snr_t(torch.matmul(g, torch.matmul(b.transpose(-1, -2), x)), torch.matmul(da, x))
+            s_b = _snr_t(torch.matmul(a.transpose(-1, -2), torch.matmul(g, y)), torch.matmul(db, y))
             return [s_a, s_b]
-        return [_torch_snr(r, o) for r, o in zip(ref, grads)]
+        return [_snr_t(r, o) for r, o in zip(ref, grads)]
 
 
 def _compare(check_class, refs, outs):
@@ -826,20 +900,6 @@ def _compare(check_class, refs, outs):
     return snrs, ok, nonfinite, max_err
 
 
-def _max_abs_err(current, refs, outs):
-    """max(current, max |out - ref|) over the outputs; NaN once any output is non-finite."""
-    if math.isnan(current):
-        return current
-    for r, o in zip(refs, outs):
-        if o.numel() == 0:
-            continue
-        of = o.detach().float()
-        if not bool(torch.isfinite(of).all()):
-            return float("nan")
-        current = max(current, float((of - r.float()).abs().max().item()))
-    return current
-
-
 def _worse(a, b):
     """The lower of two SNRs, NaN (a non-finite output) counting as the lowest."""
     if math.isnan(a) or math.isnan(b):
@@ -854,170 +914,427 @@ def _label_seed(seed, label):
     return (seed * 0x9E3779B97F4A7C15 ^ h) & 0x7FFFFFFFFFFFFFFF
 
 
-def measure_shape(op, shape, opts, check_class):
-    """Checked calls, warm-up, then timed calls with adaptive stopping. Returns (row, series)."""
-    dev = op.device
-    gen = torch.Generator(device=dev.dev)
-    gen.manual_seed(_label_seed(opts.seed, shape["label"]))
-    rng = random.Random(_label_seed(opts.seed, shape["label"]))
-    row = {"label": shape["label"], **{k: shape[k] for k in shape if k != "label"}}
-    spec = CHECKS[check_class]
+# Device-side verification: every function below only queues work and returns tensors, so a batch
+# of calls is verified without a host synchronisation; the batch reads the results once at its end.
 
-    # 1. Checked calls on private copies; the reference sees its own clones, computed first and kept
-    #    alive so its memory cannot be handed to the candidate's outputs.
-    inputs = op.make_inputs(shape, gen)
-    ref_out = op.reference_forward(inputs)
-    cand_in = tuple(t.detach().clone() for t in inputs)
-    fp_before = _fingerprint(cand_in, torch.Generator(device=dev.dev).manual_seed(1))
-    out_specs = [(tuple(r.shape), d) for r in ref_out for d in (dtype_of(inputs), torch.float32)]
-    dev.poison_allocator(out_specs)
-    outs = op.forward(cand_in)
-    dev.synchronize()
-    f_snrs, f_ok, f_bad, f_err = _compare(check_class, ref_out, outs)
-    inputs_intact = _fingerprint(cand_in, torch.Generator(device=dev.dev).manual_seed(1)) == fp_before
-    b_snrs, b_ok, b_bad, b_err = [], True, 0, 0.0
-    grads_out = op.grad_like(ref_out, outs[0].dtype if outs else dtype_of(inputs), gen) if op.has_backward else ()
-    if op.has_backward:
-        ref_grads = op.reference_backward(inputs, grads_out)
+def _snr_t(ref, out):
+    """_torch_snr as a 0-dim float64 tensor: inf when exact, nan when `out` holds NaN/Inf, -inf when
+    the reference is all zero but the output is not."""
+    r = ref.detach().double().reshape(-1)
+    o = out.detach().double().reshape(-1)
+    noise = ((o - r) ** 2).sum()
+    signal = (r ** 2).sum()
+    snr = torch.where(noise == 0, torch.full_like(noise, float("inf")), 10.0 * torch.log10(signal / noise))
+    return torch.where(torch.isfinite(o).all(), snr, torch.full_like(snr, float("nan")))
+
+
+def _unwritten_t(outs, false):
+    """True when an output still holds non-finite values (the NaN poison): run on the timed stream
+    right behind the call, it sees an output whose writes were left on another stream."""
+    flag = false
+    for o in outs:
+        if not (torch.is_tensor(o) and o.is_floating_point() and o.numel()):
+            continue
+        t = o.detach()
+        if t.dtype not in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+            t = t.float()  # fp8: isfinite is not implemented for every float8 type
+        flag = flag | ~torch.isfinite(t).all()
+    return flag
+
+
+def _fingerprint_t(tensors, weights):
+    """A content fingerprint of the inputs (a random projection per tensor, fp64 sums), or None."""
+    parts = [(t.detach().reshape(-1).float() * w).sum(dtype=torch.float64)
+             for t, w in zip(tensors, weights) if w is not None]
+    return torch.stack(parts) if parts else None
+
+
+def _changed_t(before, after, false):
+    if before is None:
+        return false
+    same = (before == after) | (torch.isnan(before) & torch.isnan(after))
+    return ~same.all()
+
+
+def _max_abs_err_t(refs, outs):
+    """max |out - ref| over the outputs as a 0-dim float64 tensor, NaN once any output is non-finite."""
+    errs = []
+    for r, o in zip(refs, outs):
+        if o.numel():
+            e = (o.detach().float() - r.float()).abs().max().double()
+            errs.append(torch.where(torch.isfinite(e), e, torch.full_like(e, float("nan"))))
+    if not errs:
+        return None
+    out = errs[0]
+    for e in errs[1:]:
+        out = torch.maximum(out, e)  # propagates NaN
+    return out
+
+
+SPIN_FLOOR_MS = 0.2  # the least spin in front of a batch
+SPIN_CAP_MS = 1000.0  # a batch longer than this to queue loses its head start for the rest
+SPIN_MARGIN = 1.25  # spin this much longer than the host is expected to take to queue the calls
+ESCAPE_RATIO, ESCAPE_SLACK_MS = 1.5, 0.020  # a joined call this far above the queued median escaped
+CLI_BATCH = 16  # CLI mode: queued calls per batch
+WARMUP_BATCH = 8
+
+
+class _BatchAcc:
+    """What one batch accumulates on the device (read once at its end) and on the host."""
+
+    def __init__(self, device, n_calls, weights):
+        self.fails = torch.zeros(n_calls, dtype=torch.int32, device=device)  # per call: any check failed
+        self.reasons = torch.zeros(3, dtype=torch.int32, device=device)  # unwritten, wrong, inputs modified
+        self.host_fail = [False] * n_calls  # failures the host sees itself (shapes, streams, escapes)
+        self.worst = None  # per output: the lowest per-call SNR (device tensors)
+        self.max_err = None  # memory-bound ops: the largest per-call max |out - ref| (device tensor)
+        self.notes = {}
+        self.weights = weights
+
+    def note(self, key, text):
+        self.notes.setdefault(key, text)
+
+
+class ShapeBench:
+    """One shape of one op: the full correctness check, a ring of input sets, queued timed batches
+    verified on the device, and everything measured since the check (the CSV row).
+
+    Timing of a batch (GPU): refill the ring slots the batch uses (GPU RNG), synchronise, probe the
+    GPU's idle latency, then queue a spin (the host runs ahead of the GPU) and per call: reference
+    (memory-bound ops), input fingerprint, NaN-poison, flush, start event, the call, end event, the
+    unwritten-output check and the projection/reference check, all on the timed stream and without
+    a host synchronisation; one synchronisation ends the batch and every event and counter is read
+    then. A few calls of each batch, at secret positions, are extra "joined" calls whose end event
+    is recorded after a device-wide synchronize: work the kernel left on another stream is inside
+    their time, so a joined time far above the queued median means work escaped the timed stream."""
+
+    def __init__(self, op, shape, seed, check_class):
+        self.op, self.shape, self.check_class = op, shape, check_class
+        self.dev = dev = op.device
+        self.spec = CHECKS[check_class]
+        base = _label_seed(seed, shape["label"])
+        self.gen = torch.Generator(device=dev.dev)
+        self.gen.manual_seed(base)
+        self.rng = random.Random(base)
+        self.directions = ["forward"] + (["backward"] if op.has_backward else [])
+        self.times = {d: [] for d in self.directions}
+        self.flops = {d: op.flops(shape, d) for d in self.directions}
+        self.nbytes = {d: None for d in self.directions}
+        self.host_ms = {}  # direction -> host ms to queue one call: sizes the next batch's spin
+        self.errors = 0  # timed calls (warm-up batches included) that failed verification
+        self.failed = ""  # a call raised after the check: the shape is FAIL
+        self.worst = {d: [] for d in self.directions}
+        self.max_err = 0.0
+        self.ring = None
+        self._events = []
+        self._false = torch.zeros((), dtype=torch.bool, device=dev.dev)
+        self.problems = []
+        self.passed = self._full_check()
+
+    # -- the full check: private copies, the reference on its own clones, computed first and kept
+    #    alive so its memory cannot be handed to the candidate's outputs
+    def _full_check(self):
+        op, dev, gen, check_class = self.op, self.dev, self.gen, self.check_class
+        inputs = op.make_inputs(self.shape, gen)
+        ref_out = op.reference_forward(inputs)
         cand_in = tuple(t.detach().clone() for t in inputs)
-        cand_g = tuple(g.detach().clone() for g in grads_out)
-        fp_before = _fingerprint(cand_in + cand_g, torch.Generator(device=dev.dev).manual_seed(2))
-        grad_specs = [(tuple(r.shape), d) for r in ref_grads for d in (dtype_of(inputs), torch.float32)]
-        dev.poison_allocator(grad_specs)
-        grads = op.prepare_backward(cand_in, cand_g)()
+        fp_before = _fingerprint(cand_in, torch.Generator(device=dev.dev).manual_seed(1))
+        out_specs = [(tuple(r.shape), d) for r in ref_out for d in (dtype_of(inputs), torch.float32)]
+        dev.poison_allocator(out_specs)
+        outs = op.forward(cand_in)
         dev.synchronize()
-        b_snrs, b_ok, b_bad, b_err = _compare(check_class, ref_grads, grads)
-        inputs_intact = inputs_intact and _fingerprint(
-            cand_in + cand_g, torch.Generator(device=dev.dev).manual_seed(2)) == fp_before
-    # timed calls poison exactly the shapes and dtypes the candidate returned
-    out_specs = [(tuple(o.shape), o.dtype) for o in outs]
-    if op.has_backward:
-        grad_specs = [(tuple(g.shape), g.dtype) for g in grads]
-    if not inputs_intact:
-        print("%s: shape %s: the kernel modified its inputs" % (HARNESS_NAME, shape["label"]), file=sys.stderr)
-    if f_bad or b_bad:
-        print("%s: shape %s: NaN/Inf in the outputs: forward %d, backward %d elements"
-              % (HARNESS_NAME, shape["label"], f_bad, b_bad), file=sys.stderr)
-    passed = inputs_intact and check_verdict(check_class, f_snrs + b_snrs, f_ok and b_ok, f_bad + b_bad)
+        f_snrs, f_ok, f_bad, f_err = _compare(check_class, ref_out, outs)
+        intact = _fingerprint(cand_in, torch.Generator(device=dev.dev).manual_seed(1)) == fp_before
+        b_snrs, b_ok, b_bad, b_err = [], True, 0, 0.0
+        grads_out = op.grad_like(ref_out, outs[0].dtype if outs else dtype_of(inputs), gen) if op.has_backward else ()
+        grads = ()
+        if op.has_backward:
+            ref_grads = op.reference_backward(inputs, grads_out)
+            cand_in = tuple(t.detach().clone() for t in inputs)
+            cand_g = tuple(g.detach().clone() for g in grads_out)
+            fp_before = _fingerprint(cand_in + cand_g, torch.Generator(device=dev.dev).manual_seed(2))
+            grad_specs = [(tuple(r.shape), d) for r in ref_grads for d in (dtype_of(inputs), torch.float32)]
+            dev.poison_allocator(grad_specs)
+            grads = op.prepare_backward(cand_in, cand_g)()
+            dev.synchronize()
+            b_snrs, b_ok, b_bad, b_err = _compare(check_class, ref_grads, grads)
+            intact = intact and _fingerprint(cand_in + cand_g, torch.Generator(device=dev.dev).manual_seed(2)) == fp_before
+        # timed calls poison, and expect, exactly the shapes and dtypes the candidate returned
+        self.out_specs = [(tuple(o.shape), o.dtype) for o in outs]
+        self.grad_specs = [(tuple(g.shape), g.dtype) for g in grads]
+        self.inputs, self.grads_out, self.n_in = inputs, grads_out, len(inputs)
+        self.f_snrs, self.b_snrs, self.f_err, self.b_err = f_snrs, b_snrs, f_err, b_err
+        if not intact:
+            self.problems.append("the kernel modified its inputs")
+        if f_bad or b_bad:
+            self.problems.append("NaN/Inf in the outputs: forward %d, backward %d elements" % (f_bad, b_bad))
+        passed = intact and check_verdict(check_class, f_snrs + b_snrs, f_ok and b_ok, f_bad + b_bad)
+        if intact and not (f_bad or b_bad) and not passed:
+            self.problems.append("outputs differ from the reference (SNR dB: forward %s, backward %s; CHECK %s)"
+                                 % ("/".join(fmt(s) for s in f_snrs) or "-", "/".join(fmt(s) for s in b_snrs) or "-",
+                                    check_class))
+        for p in self.problems:
+            print("%s: shape %s: %s" % (HARNESS_NAME, self.shape["label"], p), file=sys.stderr)
+        return passed
 
-    # 2. A ring of input sets, all alive at once (distinct addresses); contents refreshed before
-    #    every call, so no call sees inputs an earlier call saw.
-    set_bytes = sum(t.numel() * t.element_size() for t in inputs + grads_out) or 1
-    free = dev.free_memory()
-    ring_n = int(max(2, min(opts.max_samples, 64, (0.10 * free) // set_bytes)))
-    ring = [tuple(t.detach().clone() for t in inputs) + tuple(g.detach().clone() for g in grads_out)
-            for _ in range(ring_n)]
-    n_in = len(inputs)
-    bad_calls = 0
-    worst = {"forward": [], "backward": []}  # per output: the lowest per-call projection SNR
-    worst_abs_err = [0.0]  # memory-bound ops: the largest per-call max |out - ref|
-    series = []
+    # -- the ring: input sets all alive at once (distinct addresses), together larger than the L2
+    def _build_ring(self):
+        base = tuple(self.inputs) + tuple(self.grads_out)
+        set_bytes = sum(t.numel() * t.element_size() for t in base if torch.is_tensor(t)) or 1
+        want = max(64, -(-2 * self.dev.l2 // set_bytes))
+        n = int(max(2, min(want, 1024, (0.10 * self.dev.free_memory()) // set_bytes)))
+        self.ring = [tuple(t.detach().clone() for t in base) for _ in range(n)]
+        self.cursor = 0
 
-    def one_direction(direction, share):
-        nonlocal bad_calls
-        times = []
-        mutated = False
-        flops = op.flops(shape, direction)
-        nbytes = None
-        # warm-up (compiles / autotunes); a random count so the phase cannot be detected by counting
-        for w in range(rng.randint(opts.warmup_min, opts.warmup_max)):
-            s = ring[w % ring_n]
-            if direction == "forward":
-                op.forward(s[:n_in])
+    def release(self):
+        """Frees the ring (the accumulated results stay for row(); a later batch builds it again)."""
+        self.ring = None
+
+    def _refill(self, n):
+        """New contents (GPU RNG, queued) in the next n ring slots, drawn the way the op draws its inputs."""
+        slots = []
+        for _ in range(n):
+            slot = self.ring[self.cursor % len(self.ring)]
+            self.cursor += 1
+            for dst, src in zip(slot[:self.n_in], self.op.make_inputs(self.shape, self.gen)):
+                dst.copy_(src)
+            for t in slot[self.n_in:]:
+                _fill_random_(t, self.gen)
+            slots.append(slot)
+        return slots
+
+    def _event_pairs(self, n):
+        while len(self._events) < n:
+            self._events.append((self.dev.event(), self.dev.event()))
+        return self._events[:n]
+
+    def _spin_ms(self, direction, calls):
+        est = self.host_ms.get(direction, 0.5)
+        return min(SPIN_CAP_MS, SPIN_FLOOR_MS + SPIN_MARGIN * est * calls) if calls > 0 else 0.0
+
+    # -- one call: everything queued on the timed stream `hs`
+    def _call(self, direction, slot, events, hs, join, i, acc):
+        dev, op = self.dev, self.op
+        fwd = direction == "forward"
+        ins, gouts = slot[:self.n_in], slot[self.n_in:]
+        ref = None
+        if op.kind != "gemm":
+            ref = op.reference_forward(ins) if fwd else op.reference_backward(ins, gouts)
+        call = (lambda: op.forward(ins)) if fwd else op.prepare_backward(ins, gouts)
+        before = _fingerprint_t(slot, acc.weights)
+        dev.poison_allocator(self.out_specs if fwd else self.grad_specs)
+        dev.cold()
+        dev.record(events[0], hs)
+        result = call()
+        if join:
+            dev.synchronize()  # device-wide: work the call left on other streams ends before the end event
+        dev.record(events[1], hs)
+        if dev.stream() != hs:
+            acc.host_fail[i] = True
+            acc.note("stream", "a call changed the current stream and did not restore it")
+            dev.set_stream(hs)
+        result = _as_tuple(result)
+        specs = self.out_specs if fwd else self.grad_specs
+        if len(result) < len(specs) or any(not torch.is_tensor(o) or tuple(o.shape) != s
+                                           for o, (s, _d) in zip(result, specs)):
+            acc.host_fail[i] = True
+            acc.note("shape", "a call returned outputs of another number or shape than the checked call")
+            return
+        result = result[:len(specs)]
+        unwritten = _unwritten_t(result, self._false)  # first, right behind the end event
+        snrs = op.verify(direction, ins, gouts, result, self.gen, ref)
+        wrong = self._false
+        for s in snrs:
+            wrong = wrong | ~(s > self.spec["call_snr_db"])  # NaN compares False: wrong
+        changed = _changed_t(before, _fingerprint_t(slot, acc.weights), self._false)
+        acc.fails[i] = (unwritten | wrong | changed).to(torch.int32)
+        acc.reasons.add_(torch.stack([unwritten, wrong, changed]).to(torch.int32))
+        acc.worst = list(snrs) if acc.worst is None else [torch.minimum(a, b) for a, b in zip(acc.worst, snrs)]
+        if ref is not None:
+            err = _max_abs_err_t(ref, result)
+            if err is not None:
+                acc.max_err = err if acc.max_err is None else torch.maximum(acc.max_err, err)
+        if op.kind != "gemm" and self.nbytes[direction] is None:
+            self.nbytes[direction] = op.bytes(self.shape, ins, result, gouts, direction)
+
+    def run_batch(self, direction, calls, seed=None, keep=True):
+        """`calls` queued timed calls of one direction (plus the joined ones). `seed`: draw this
+        batch's inputs from it. Returns {"times", "errors", "wall_ms", "idle_probe_us", "problems"};
+        `keep`: the times count for the row (warm-up batches: no, but their errors do)."""
+        dev = self.dev
+        if seed is not None:
+            s = _label_seed(seed, self.shape["label"])
+            self.gen.manual_seed(s)
+            self.rng.seed(s)
+        if self.ring is None:
+            self._build_ring()
+        ring_n = len(self.ring)
+        n_joined = max(1, calls // 8)
+        total = calls + n_joined
+        joined = set(self.rng.sample(range(total), n_joined))  # secret positions
+        events = self._event_pairs(total + n_joined)  # the spare pairs time the confirmations
+        weights = [torch.rand(t.numel(), generator=self.gen, device=dev.dev) if torch.is_tensor(t) and t.numel() else None
+                   for t in self.ring[0]]
+        acc = _BatchAcc(dev.dev, total + n_joined, weights)
+        slots = self._refill(min(total, ring_n))
+        dev.synchronize()
+        probe = dev.idle_probe_us()
+        dev.reset_persisting_l2()
+        hs = dev.stream()
+        queue_s = 0.0
+        h0 = _perf_counter()
+        dev.spin(self._spin_ms(direction, total))
+        for i in range(total):
+            if i and i % ring_n == 0:  # more calls than slots: new contents, queued behind the calls before
+                slots = self._refill(min(total - i, ring_n))
+            t0 = _perf_counter()
+            self._call(direction, slots[i % ring_n], events[i], hs, i in joined, i, acc)
+            if i in joined:
+                dev.spin(self._spin_ms(direction, total - i - 1))  # the join drained the queue: get ahead again
             else:
-                op.prepare_backward(s[:n_in], s[n_in:])()
+                queue_s += _perf_counter() - t0
         dev.synchronize()
+        times = [dev.elapsed(s, e) for s, e in events[:total]]
+        queued = [t for i, t in enumerate(times) if i not in joined]
+        event_ms = sum(times)
+        if dev.can_escape:
+            med = median(queued)
+            bound = ESCAPE_RATIO * med + ESCAPE_SLACK_MS
+            for j, i in enumerate(sorted(joined)):
+                if not times[i] > bound:
+                    continue
+                # One confirmation on fresh inputs: a host thread descheduled between the join and
+                # the end event must not fail an honest kernel; escaping work is slow again.
+                k = total + j
+                dev.spin(self._spin_ms(direction, 1))
+                self._call(direction, self._refill(1)[0], events[k], hs, True, k, acc)
+                dev.synchronize()
+                again = dev.elapsed(*events[k])
+                event_ms += again
+                if again > bound:
+                    acc.host_fail[i] = True
+                    acc.note("escaped", "work escaped the timed stream: calls timed with a device-wide join took "
+                                        "%.4f and %.4f ms against a queued median of %.4f ms" % (times[i], again, med))
+        # the batch's one read of the device-side results
+        parts = [acc.fails.double(), acc.reasons.double()] + [w.reshape(1) for w in (acc.worst or [])]
+        if acc.max_err is not None:
+            parts.append(acc.max_err.reshape(1))
+        vals = torch.cat(parts).tolist()
+        wall_ms = (_perf_counter() - h0) * 1e3
+        n_ev = total + n_joined
+        if event_ms > wall_ms + 0.001 * n_ev + 0.01:
+            # every event of the batch was recorded after h0 and completed before the last read
+            raise TamperError("device-event times of a batch add up to %.4f ms, more than the %.4f ms of host wall "
+                              "time around it (shape %s, %s)" % (event_ms, wall_ms, self.shape["label"], direction))
+        fails = vals[:n_ev]
+        unwritten, wrong, changed = (int(v) for v in vals[n_ev:n_ev + 3])
+        rest = vals[n_ev + 3:]
+        n_out = len(acc.worst or [])
+        worst, batch_err = rest[:n_out], (rest[n_out] if len(rest) > n_out else None)
+        errors = sum(1 for f, h in zip(fails, acc.host_fail) if f or h)
+        problems = []
+        if unwritten:
+            problems.append("%d call(s) returned with their output unwritten on the timed stream (NaN poison left: "
+                            "work on another stream?)" % unwritten)
+        if wrong:
+            problems.append("%d call(s) failed the per-call check (worst per-call SNR %s dB)"
+                            % (wrong, fmt(min(worst, key=lambda x: -1e300 if math.isnan(x) else x))))
+        if changed:
+            problems.append("%d call(s) modified their inputs" % changed)
+        problems += list(acc.notes.values())
+        for p in problems:
+            print("%s: shape %s, %s batch: %s" % (HARNESS_NAME, self.shape["label"], direction, p), file=sys.stderr)
+        self.errors += errors
+        w = self.worst[direction]
+        w[:] = [_worse(a, b) for a, b in zip(w, worst)] if w else list(worst)
+        if batch_err is not None and not math.isnan(self.max_err):
+            self.max_err = float("nan") if math.isnan(batch_err) else max(self.max_err, batch_err)
+        self.host_ms[direction] = queue_s * 1e3 / max(1, total - n_joined)
+        if keep:
+            self.times[direction].extend(queued)
+        return {"times": queued, "errors": errors, "wall_ms": wall_ms, "idle_probe_us": probe, "problems": problems}
+
+    def warmup(self, direction, n_plain):
+        """`n_plain` plain calls (compiles, autotunes; a random count, so the phase cannot be found
+        by counting calls), then two verified warm-up batches: the first learns how long the host
+        takes to queue a call (it sizes the spins), the second what one call costs in a batch.
+        Returns that cost in ms: what a batch of n calls takes is about n times it."""
+        if self.ring is None:
+            self._build_ring()
+        for w in range(n_plain):
+            slot = self.ring[w % len(self.ring)]
+            if direction == "forward":
+                self.op.forward(slot[:self.n_in])
+            else:
+                self.op.prepare_backward(slot[:self.n_in], slot[self.n_in:])()
+        self.dev.synchronize()
+        self.run_batch(direction, WARMUP_BATCH, keep=False)
+        return self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"] / WARMUP_BATCH
+
+    def ok(self):
+        return self.passed and self.errors == 0 and not self.failed
+
+    def row(self):
+        """The frozen-schema row over everything measured since the check."""
+        op, shape = self.op, self.shape
+        row = {"label": shape["label"], **{k: shape[k] for k in shape if k != "label"}}
+        # The SNR columns report the worst of the full check and every per-call projection.
+        f_snrs = [_worse(a, b) for a, b in zip(self.f_snrs, self.worst["forward"])] if self.worst["forward"] else self.f_snrs
+        bw = self.worst.get("backward")
+        b_snrs = [_worse(a, b) for a, b in zip(self.b_snrs, bw)] if bw else self.b_snrs
+        f_times, b_times = self.times["forward"], self.times.get("backward", [])
+
+        def summarize(times, work, unit_scale):
+            if not times:
+                return float("nan"), float("nan"), float("nan")
+            med = median(times)
+            per_call = [work / (t * 1e-3) / unit_scale for t in times]
+            return work / (med * 1e-3) / unit_scale, pstddev(per_call), med
+
+        row["Check"] = "PASS" if self.ok() else "FAIL"
+        nan3 = (float("nan"),) * 3
+        if op.kind == "gemm":
+            row["Forward TFLOPS"], row["Forward TFLOPS_stddev"], row["Forward Time (ms)"] = summarize(
+                f_times, self.flops["forward"], 1e12)
+            row["Backward TFLOPS"], row["Backward TFLOPS_stddev"], row["Backward Time (ms)"] = (
+                summarize(b_times, self.flops["backward"], 1e12) if b_times else nan3)
+            row["out_snr"] = f_snrs[0] if f_snrs else float("nan")
+            row["da_snr"] = b_snrs[0] if len(b_snrs) > 0 else float("nan")
+            row["db_snr"] = b_snrs[1] if len(b_snrs) > 1 else float("nan")
+        else:
+            row["Forward GB/s"], row["Forward GB/s_stddev"], row["Forward Time (ms)"] = summarize(
+                f_times, self.nbytes["forward"] or 0.0, 1e9)
+            row["Backward GB/s"], row["Backward GB/s_stddev"], row["Backward Time (ms)"] = (
+                summarize(b_times, self.nbytes["backward"] or 0.0, 1e9) if b_times else nan3)
+            errs = (self.f_err, self.b_err, self.max_err)
+            row["max_abs_err"] = float("nan") if any(math.isnan(e) for e in errs) else max(errs)
+        return row
+
+    def series_entry(self, direction, stop):
+        return {"label": self.shape["label"], "direction": direction, "times": self.times[direction], "stop": stop,
+                "flops": self.flops[direction], "bytes": self.nbytes[direction] if self.op.kind != "gemm" else None}
+
+
+def measure_shape(op, shape, opts, check_class):
+    """CLI mode: the check, then per direction a warm-up and CLI_BATCH-call batches until the
+    adaptive stopping rule says stop. Returns (row, series)."""
+    sb = ShapeBench(op, shape, opts.seed, check_class)
+    series = []
+    for direction in sb.directions:
+        sb.warmup(direction, sb.rng.randint(opts.warmup_min, opts.warmup_max))
+        share = 1.0 if len(sb.directions) == 1 else (1.0 / 3.0 if direction == "forward" else 2.0 / 3.0)
         sampler = Sampler(opts.min_samples, opts.max_samples, opts.target_rsd, opts.time_cap_s * share)
-        i = 0
+        times = sb.times[direction]
         while True:
             reason = sampler.stop(times)
             if reason:
                 break
-            s = ring[i % ring_n]
-            i += 1
-            # new contents at the ring slot's addresses, drawn the way the op draws its inputs
-            for dst, src in zip(s[:n_in], op.make_inputs(shape, gen)):
-                dst.copy_(src)
-            for t in s[n_in:]:
-                _fill_random_(t, gen)
-            ins, gouts = s[:n_in], s[n_in:]
-            ref = None
-            if op.kind != "gemm":
-                ref = op.reference_forward(ins) if direction == "forward" else op.reference_backward(ins, gouts)
-            probe_seed = rng.getrandbits(62)
-            fp = _fingerprint(s, torch.Generator(device=dev.dev).manual_seed(probe_seed))
-            dev.poison_allocator(out_specs if direction == "forward" else grad_specs)
-            if direction == "forward":
-                call = lambda: op.forward(ins)  # noqa: E731
-            else:
-                call = op.prepare_backward(ins, gouts)
-            dev.cold()
-            ms, host_ms, result = dev.time_call(call)
-            if ms > host_ms * 1.05 + 0.05:
-                # Both events were recorded inside the host window (synchronised on both sides):
-                # a device time longer than the wall time around it means the timer is lying.
-                raise TamperError("device-event time %.4f ms exceeds the host wall time %.4f ms around the same "
-                                  "call (shape %s, %s)" % (ms, host_ms, shape["label"], direction))
-            times.append(ms)
-            result = _as_tuple(result)
-            snrs = (op.verify_forward(ins, result, gen, ref) if direction == "forward"
-                    else op.verify_backward(ins, gouts, result, gen, ref))
-            if not all(x > spec["call_snr_db"] for x in snrs):
-                bad_calls += 1
-            w = worst[direction]
-            w[:] = [_worse(a, b) for a, b in zip(w, snrs)] if w else list(snrs)
-            if ref is not None:
-                worst_abs_err[0] = _max_abs_err(worst_abs_err[0], ref, result)
-            if _fingerprint(s, torch.Generator(device=dev.dev).manual_seed(probe_seed)) != fp:
-                bad_calls += 1
-                if not mutated:
-                    print("%s: shape %s: a timed %s call modified its inputs" % (HARNESS_NAME, shape["label"], direction),
-                          file=sys.stderr)
-                mutated = True
-            if nbytes is None and op.kind != "gemm":
-                nbytes = op.bytes(shape, ins, result, gouts, direction)
-        series.append({"label": shape["label"], "direction": direction, "times": times, "stop": reason,
-                       "flops": flops, "bytes": nbytes if op.kind != "gemm" else None})
-        return times, flops, nbytes
-
-    f_times, f_flops, f_bytes = one_direction("forward", 1.0 / 3.0 if op.has_backward else 1.0)
-    if op.has_backward:
-        b_times, b_flops, b_bytes = one_direction("backward", 2.0 / 3.0)
-    else:
-        b_times, b_flops, b_bytes = [], None, None
-
-    if bad_calls:
-        print("%s: shape %s: %d timed call(s) failed the per-call check (worst per-call SNR %s dB)"
-              % (HARNESS_NAME, shape["label"], bad_calls,
-                 fmt(min(worst["forward"] + worst["backward"], key=lambda x: -1e300 if math.isnan(x) else x))),
+            sb.run_batch(direction, min(CLI_BATCH, opts.max_samples - len(times)))
+        series.append(sb.series_entry(direction, reason))
+    if sb.errors:
+        print("%s: shape %s: %d timed call(s) failed the per-call checks" % (HARNESS_NAME, shape["label"], sb.errors),
               file=sys.stderr)
-        passed = False
-    # The SNR columns report the worst of the full check and every per-call projection.
-    f_snrs = [_worse(a, b) for a, b in zip(f_snrs, worst["forward"])] if worst["forward"] else f_snrs
-    b_snrs = [_worse(a, b) for a, b in zip(b_snrs, worst["backward"])] if worst["backward"] else b_snrs
-
-    def summarize(times, work, unit_scale):
-        if not times:
-            return float("nan"), float("nan"), float("nan")
-        med = median(times)
-        per_call = [work / (t * 1e-3) / unit_scale for t in times]
-        return work / (med * 1e-3) / unit_scale, pstddev(per_call), med
-
-    row["Check"] = "PASS" if passed else "FAIL"
-    if op.kind == "gemm":
-        row["Forward TFLOPS"], row["Forward TFLOPS_stddev"], row["Forward Time (ms)"] = summarize(f_times, f_flops, 1e12)
-        row["Backward TFLOPS"], row["Backward TFLOPS_stddev"], row["Backward Time (ms)"] = (
-            summarize(b_times, b_flops, 1e12) if b_times else (float("nan"),) * 3)
-        row["out_snr"] = f_snrs[0] if f_snrs else float("nan")
-        row["da_snr"] = b_snrs[0] if len(b_snrs) > 0 else float("nan")
-        row["db_snr"] = b_snrs[1] if len(b_snrs) > 1 else float("nan")
-    else:
-        row["Forward GB/s"], row["Forward GB/s_stddev"], row["Forward Time (ms)"] = summarize(f_times, f_bytes or 0.0, 1e9)
-        row["Backward GB/s"], row["Backward GB/s_stddev"], row["Backward Time (ms)"] = (
-            summarize(b_times, b_bytes or 0.0, 1e9) if b_times else (float("nan"),) * 3)
-        errs = (f_err, b_err, worst_abs_err[0])
-        row["max_abs_err"] = float("nan") if any(math.isnan(e) for e in errs) else max(errs)
-    return row, series
+    return sb.row(), series
 
 
 def failed_row(shape, kind):
@@ -1047,10 +1364,256 @@ def validate_config(cfg):
     return normalize_shapes(cfg["SHAPES"], cfg["KIND"])
 
 
+def load_op(cfg, base_dir, device, dtype, shapes):
+    """Imports the kernel module (only now, after every timer was captured) -> (op or None, error
+    text). A module that does not import or lacks a function is the kernel's fault: FAIL rows."""
+    module, error = None, ""
+    try:
+        module = load_kernel_module(cfg["KERNEL_MODULE"], base_dir)
+        if callable(cfg.get("KERNEL_HOOK")):
+            cfg["KERNEL_HOOK"](module, shapes)
+    except HarnessError:
+        raise
+    except Exception as e:
+        error = "importing the kernel module failed: %s: %s" % (type(e).__name__, e)
+        print("%s: %s" % (HARNESS_NAME, error), file=sys.stderr)
+    assert_timers_intact("after importing the kernel module")
+    if module is None:
+        return None, error
+    try:
+        return Op(cfg, module, device, dtype), ""
+    except HarnessError as e:  # the module lacks a configured function
+        print("%s: %s" % (HARNESS_NAME, e), file=sys.stderr)
+        return None, str(e)
+
+
+# ----------------------------------------------------------------------------------------------
+# Worker mode (--serve): docs/worker-protocol.md, version 1. The parsing and the request loop are
+# pure Python (tested by --self-test); Worker does the measuring.
+
+WORKER_PROTOCOL = 1
+WORKER_OPS = ("hello", "prepare", "batch", "row", "quit")
+MAX_BATCH_CALLS = 1 << 16
+_U64 = 1 << 64
+
+
+class RequestError(Exception):
+    """A request the worker refuses: an ok:false reply, and the worker takes the next request."""
+
+    def __init__(self, message, rid=None):
+        super().__init__(message)
+        self.rid = rid
+
+
+def one_line(text, limit=600):
+    """Error texts travel as one line: whitespace (newlines included) collapsed, length capped."""
+    t = " ".join(str(text).split())
+    return t if len(t) <= limit else t[:limit - 3] + "..."
+
+
+def parse_seed(value, what="seed"):
+    """A seed is a decimal string (63/64-bit seeds do not survive JSON doubles) of 0 .. 2^64-1."""
+    if not isinstance(value, str) or not (1 <= len(value) <= 20) or any(c not in "0123456789" for c in value):
+        raise RequestError("'%s' must be a decimal string of a non-negative integer, got %s"
+                           % (what, one_line(json.dumps(value), 80)))
+    n = int(value)
+    if n >= _U64:
+        raise RequestError("'%s' must be below 2^64, got %s" % (what, value))
+    return n
+
+
+def parse_request(line):
+    """One request line -> (id, op, fields). Raises RequestError (carrying the id when it was read)."""
+    try:
+        req = json.loads(line)
+    except ValueError as e:
+        raise RequestError("the request is not JSON (%s): send one JSON object per line" % e)
+    if not isinstance(req, dict):
+        raise RequestError("a request must be a JSON object, got %s" % type(req).__name__)
+    rid = req.get("id")
+    op = req.get("op")
+    fields = {}
+    try:
+        if not isinstance(op, str) or op not in WORKER_OPS:
+            raise RequestError("unknown op %s (this worker speaks %s)" % (one_line(json.dumps(op), 80), ", ".join(WORKER_OPS)))
+        if op == "hello":
+            p = req.get("protocol")
+            if isinstance(p, bool) or not isinstance(p, int):
+                raise RequestError("hello needs an integer 'protocol'")
+            if p != WORKER_PROTOCOL:
+                raise RequestError("this harness speaks worker protocol %d, not %d" % (WORKER_PROTOCOL, p))
+        if op in ("prepare", "batch", "row"):
+            shape = req.get("shape")
+            if not isinstance(shape, str) or not shape:
+                raise RequestError("%s needs 'shape', a shape label" % op)
+            fields["shape"] = shape
+        if op in ("prepare", "batch"):
+            fields["seed"] = parse_seed(req.get("seed"))
+        if op == "batch":
+            calls = req.get("calls")
+            if isinstance(calls, bool) or not isinstance(calls, int) or not 1 <= calls <= MAX_BATCH_CALLS:
+                raise RequestError("batch needs 'calls', an integer from 1 to %d" % MAX_BATCH_CALLS)
+            fields["calls"] = calls
+    except RequestError as e:
+        e.rid = rid
+        raise
+    return rid, op, fields
+
+
+def reply_line(obj):
+    """One reply as one line of JSON; NaN/Inf are refused (JSON has none)."""
+    return json.dumps(obj, separators=(",", ":"), allow_nan=False)
+
+
+def serve_loop(read_line, write_line, handle):
+    """Reads requests until EOF or quit (-> 0) and writes one reply line per request, in order.
+    `handle(op, fields)` returns the reply's fields or raises RequestError; any other exception of a
+    request is an ok:false reply too (the worker stays usable), except TamperError, which ends the
+    worker (the caller exits 3)."""
+    while True:
+        line = read_line()
+        if not line:
+            return 0
+        if not line.strip():
+            continue
+        rid = op = None
+        try:
+            rid, op, fields = parse_request(line)
+            reply = {"id": rid, "ok": True}
+            if op != "quit":
+                reply.update(handle(op, fields))
+            text = reply_line(reply)
+        except TamperError:
+            raise
+        except RequestError as e:
+            text = reply_line({"id": e.rid if e.rid is not None else rid, "ok": False, "error": one_line(e)})
+        except Exception as e:
+            text = reply_line({"id": rid, "ok": False, "error": one_line("%s: %s" % (type(e).__name__, e))})
+        write_line(text)
+        if op == "quit":
+            return 0
+
+
+class Worker:
+    """The measuring side of --serve: one ShapeBench per prepared shape."""
+
+    def __init__(self, cfg, shapes, device, op, load_error):
+        self.cfg, self.device, self.op, self.load_error = cfg, device, op, load_error
+        self.kind = cfg["KIND"]
+        self.shapes = {s["label"]: s for s in shapes}
+        self.order = [s["label"] for s in shapes]
+        self.benches = {}  # label -> ShapeBench, or a string: why the prepare ended in ERROR
+
+    def handle(self, op, f):
+        try:
+            if op == "hello":
+                return {"protocol": WORKER_PROTOCOL, "harness": HARNESS_NAME, "device": self.device.name,
+                        "csv_header": csv_text(self.kind, []).rstrip("\n"), "shapes": list(self.order)}
+            label = f["shape"]
+            if label not in self.shapes:
+                raise RequestError("unknown shape '%s' (this harness has %s)" % (label, ",".join(self.order)))
+            return getattr(self, "_" + op)(label, f)
+        finally:
+            assert_timers_intact("while serving '%s'" % op)
+
+    def _prepare(self, label, f):
+        for other in self.benches.values():  # kopt measures one shape at a time: free the others' rings
+            if isinstance(other, ShapeBench):
+                other.release()
+        self.benches.pop(label, None)
+        if self.op is None:
+            self.benches[label] = self.load_error
+            return {"shape": label, "check": "ERROR", "problem": one_line(self.load_error), "call_ms": {}}
+        call_ms = {}
+        try:
+            sb = ShapeBench(self.op, self.shapes[label], f["seed"], self.cfg["CHECK"])
+            if sb.passed:
+                for d in sb.directions:
+                    call_ms[d] = sb.warmup(d, sb.rng.randint(DEFAULTS["warmup_min"], DEFAULTS["warmup_max"]))
+        except TamperError:
+            raise
+        except Exception as e:  # the kernel threw (or returned something unusable)
+            why = "%s: %s" % (type(e).__name__, e)
+            print("%s: shape %s: %s" % (HARNESS_NAME, label, why), file=sys.stderr)
+            self.benches[label] = why
+            return {"shape": label, "check": "ERROR", "problem": one_line(why), "call_ms": {}}
+        self.benches[label] = sb
+        problems = list(sb.problems)
+        if sb.passed and sb.errors:
+            problems.append("%d warm-up call(s) failed the per-call checks" % sb.errors)
+        return {"shape": label, "check": "PASS" if sb.ok() else "FAIL", "problem": one_line("; ".join(problems)),
+                "call_ms": call_ms}
+
+    def _batch(self, label, f):
+        sb = self.benches.get(label)
+        if sb is None:
+            raise RequestError("shape '%s' is not prepared: send prepare first" % label)
+        if not isinstance(sb, ShapeBench):
+            raise RequestError("shape '%s' has no measurement: its prepare ended in ERROR (%s)" % (label, one_line(sb, 200)))
+        if sb.failed:
+            raise RequestError("shape '%s' already failed: %s" % (label, one_line(sb.failed, 200)))
+        series, errors, wall, probe, problems = [], 0, 0.0, None, []
+        seed = f["seed"]
+        try:
+            for k, d in enumerate(sb.directions):
+                # one seed per direction, derived from the batch's: the directions never share inputs
+                b = sb.run_batch(d, f["calls"], seed=(seed + k) % _U64)
+                if any(not (t > 0 and math.isfinite(t)) for t in b["times"]):
+                    raise RuntimeError("a timed call read %s ms (below the event timer's resolution?)"
+                                       % fmt(min(b["times"])))
+                series.append({"direction": d, "times_ms": b["times"], "flops": sb.flops[d],
+                               "bytes": sb.nbytes[d] if self.kind != "gemm" else None})
+                errors += b["errors"]
+                wall += b["wall_ms"]
+                probe = b["idle_probe_us"] if probe is None else probe
+                problems += b["problems"]
+        except TamperError:
+            raise
+        except Exception as e:
+            sb.failed = "%s: %s" % (type(e).__name__, e)
+            print("%s: shape %s: a batch failed: %s" % (HARNESS_NAME, label, sb.failed), file=sys.stderr)
+            raise RequestError("the batch failed (the shape is FAIL): %s" % sb.failed)
+        return {"shape": label, "errors": errors, "wall_ms": wall, "idle_probe_us": probe, "series": series,
+                "problem": one_line("; ".join(problems))}
+
+    def _row(self, label, f):
+        sb = self.benches.get(label)
+        if sb is None:
+            raise RequestError("shape '%s' is not prepared: send prepare first" % label)
+        row = sb.row() if isinstance(sb, ShapeBench) else failed_row(self.shapes[label], self.kind)
+        return {"shape": label, "row": csv_text(self.kind, [row]).split("\n")[1]}
+
+
+def serve(cfg, opts, base_dir, shapes):
+    """--serve: the replies get a private duplicate of fd 1, and fd 1 becomes fd 2 before the kernel
+    module is imported, so nothing the kernel prints can reach the reply channel."""
+    reply_fd = os.dup(1)
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    out = os.fdopen(reply_fd, "w", encoding="utf-8", newline="\n")
+    device = Device() if opts.device == "cuda" else CpuDevice()
+    dtype = torch_dtype(cfg["INPUT_DTYPE"], device.is_rocm, device.arch)
+    op, load_error = load_op(cfg, base_dir, device, dtype, shapes)
+    worker = Worker(cfg, shapes, device, op, load_error)
+
+    def write_line(text):
+        out.write(text + "\n")
+        out.flush()
+
+    def read_line():
+        return sys.stdin.buffer.readline().decode("utf-8", "replace")
+
+    return serve_loop(read_line, write_line, worker.handle)
+
+
 def run(cfg, argv, base_dir):
     opts = parse_args(argv)
     opts.warmup_min, opts.warmup_max = DEFAULTS["warmup_min"], DEFAULTS["warmup_max"]
     shapes = validate_config(cfg)
+    if opts.serve and (opts.summary_csv or opts.samples or opts.list_shapes):
+        raise HarnessError("--serve answers on stdout (docs/worker-protocol.md); it takes no --summary-csv, "
+                           "--samples or --list-shapes", 2)
     if opts.list_shapes:
         for s in shapes:
             print(s["label"], *[s[d] for d in ("B", "M", "N", "K") if d in s])
@@ -1059,28 +1622,11 @@ def run(cfg, argv, base_dir):
     kind = cfg["KIND"]
     if cfg["BACKEND_ENV"]:
         os.environ[cfg["BACKEND_ENV"]] = str(cfg["BACKEND"])
+    if opts.serve:
+        return serve(cfg, opts, base_dir, shapes)
     device = Device() if opts.device == "cuda" else CpuDevice()
     dtype = torch_dtype(cfg["INPUT_DTYPE"], device.is_rocm, device.arch)
-
-    # The kernel module is imported only now, after every timer was captured.
-    load_error = None
-    module = None
-    try:
-        module = load_kernel_module(cfg["KERNEL_MODULE"], base_dir)
-        if callable(cfg.get("KERNEL_HOOK")):
-            cfg["KERNEL_HOOK"](module, shapes)
-    except HarnessError:
-        raise
-    except Exception as e:  # the kernel's fault: FAIL rows, not a harness failure
-        load_error = "%s: %s" % (type(e).__name__, e)
-        print("%s: importing the kernel module failed: %s" % (HARNESS_NAME, load_error), file=sys.stderr)
-    assert_timers_intact("after importing the kernel module")
-    op = None
-    if module is not None:
-        try:
-            op = Op(cfg, module, device, dtype)
-        except HarnessError as e:  # the module lacks a configured function: the kernel's fault
-            print("%s: %s" % (HARNESS_NAME, e), file=sys.stderr)
+    op, _error = load_op(cfg, base_dir, device, dtype, shapes)
 
     rows, series = [], []
     for shape in shapes:
