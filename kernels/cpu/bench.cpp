@@ -1,6 +1,9 @@
 // Native bench harness of the CPU GEMM (kernels/cpu/gemm.cpp), following the kopt harness contract:
 //   cpu_gemm_bench [--summary-csv PATH] [--samples PATH] [--shapes L1,L2] [--seed N] [options]
 // It writes the frozen 15-column GEMM CSV (B = 1) and the raw-sample JSON Lines file.
+//   cpu_gemm_bench --serve
+// is a persistent bench worker speaking docs/worker-protocol.md (JSON lines on stdin, replies on
+// the original stdout); kopt alternates short batches between two such workers.
 //
 // What it does to be hard to fool (see docs in README.md):
 // - correctness against an independent fp64 triple loop on pristine copies of the inputs; outputs
@@ -10,7 +13,8 @@
 //   cold; every timed call is re-verified after the clock stops with a Freivalds projection check;
 // - one std::chrono::steady_clock interval per call, adaptive sampling to a target relative spread
 //   with a per-shape time cap;
-// - each shape runs in a forked child, so a crash or hang becomes a FAIL row, never a missing one.
+// - each shape runs in a forked child, so a crash or hang becomes a FAIL row, never a missing one
+//   (CSV mode; a worker measures in process, and kopt restarts a worker that dies).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,8 +32,10 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -74,6 +80,8 @@ struct Options {
   double shape_timeout_s = 120.0;
   bool isolate = true;
   bool list_shapes = false;
+  bool serve = false;       // --serve: the bench worker protocol instead of the CSV run
+  bool run_options = false;  // a CSV-run option was given (refused with --serve)
 };
 
 struct Direction {
@@ -107,7 +115,8 @@ struct Result {
             << "usage: " << kHarnessName
             << " [--summary-csv PATH] [--samples PATH] [--shapes L1,L2,...] [--seed N]\n"
                "       [--min-samples N] [--max-samples N] [--target-rsd F] [--time-cap-ms F]\n"
-               "       [--snr-threshold-db F] [--shape-timeout-s F] [--no-isolate] [--list-shapes]\n";
+               "       [--snr-threshold-db F] [--shape-timeout-s F] [--no-isolate] [--list-shapes]\n"
+               "   or: " << kHarnessName << " --serve [--snr-threshold-db F]   (bench worker protocol 1)\n";
   leave(2);
 }
 
@@ -128,7 +137,12 @@ Options parse_args(int argc, char** argv) {
       if (i + 1 >= argc) usage_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--summary-csv") {
+    const bool run_option = a == "--summary-csv" || a == "--samples" || a == "--shapes" || a == "--seed" ||
+                            a == "--list-shapes";
+    o.run_options = o.run_options || run_option;
+    if (a == "--serve") {
+      o.serve = true;
+    } else if (a == "--summary-csv") {
       o.summary_csv = value();
     } else if (a == "--samples") {
       o.samples = value();
@@ -175,6 +189,8 @@ Options parse_args(int argc, char** argv) {
   if (o.target_rsd <= 0) usage_error("--target-rsd must be positive (e.g. 0.01 for 1%)");
   if (o.time_cap_ms <= 0) usage_error("--time-cap-ms must be positive");
   if (o.shape_timeout_s <= 0) usage_error("--shape-timeout-s must be positive");
+  if (o.serve && o.run_options)
+    usage_error("--serve takes shapes and seeds from its requests: drop --summary-csv, --samples, --shapes, --seed, --list-shapes");
   return o;
 }
 
@@ -338,6 +354,115 @@ struct Sampler {
 
 void poison(std::vector<float>& v) { std::fill(v.begin(), v.end(), std::numeric_limits<float>::quiet_NaN()); }
 
+// One timed call, as both modes make it: outputs NaN-poisoned, inputs hashed, threads counted
+// just before and just after the call (all outside the clock), one steady_clock interval around
+// the call alone, then the Freivalds projection and the input hash.
+struct Call {
+  double ms = kNaN;
+  double snr_a = kNaN, snr_b = kNaN;  // forward: out; backward: da, db
+  bool inputs_changed = false;
+  int threads_before = -1, threads_after = -1;  // -1: /proc unreadable (no census)
+  bool left_thread() const { return threads_before >= 0 && threads_after > threads_before; }
+};
+
+Call timed_forward(const float* a, const float* b, std::vector<float>& c, std::size_t slot, int M, int N, int K,
+                   bench::Rng& check_rng) {
+  Call r;
+  poison(c);
+  const std::uint64_t h = bench::hash_floats(a, slot);
+  r.threads_before = bench::thread_count();
+  const auto t0 = Clock::now();
+  cpu_gemm::forward(a, b, c.data(), M, N, K);
+  const auto t1 = Clock::now();
+  r.threads_after = bench::thread_count();
+  r.ms = elapsed_ms(t0, t1);
+  r.snr_a = freivalds_forward(a, b, c.data(), M, N, K, check_rng);
+  r.inputs_changed = bench::hash_floats(a, slot) != h;
+  return r;
+}
+
+Call timed_backward(const float* dc, const float* a, const float* b, std::vector<float>& da, std::vector<float>& db,
+                    std::size_t slot, int M, int N, int K, bench::Rng& check_rng) {
+  Call r;
+  poison(da);
+  poison(db);
+  const std::uint64_t h = bench::hash_floats(dc, slot);
+  r.threads_before = bench::thread_count();
+  const auto t0 = Clock::now();
+  cpu_gemm::backward(dc, a, b, da.data(), db.data(), M, N, K);
+  const auto t1 = Clock::now();
+  r.threads_after = bench::thread_count();
+  r.ms = elapsed_ms(t0, t1);
+  freivalds_backward(dc, a, b, da.data(), db.data(), M, N, K, check_rng, &r.snr_a, &r.snr_b);
+  r.inputs_changed = bench::hash_floats(dc, slot) != h;
+  return r;
+}
+
+// Buffers a stray kernel thread may still write into once its call returned: never freed, so late
+// writes land in live memory and the shape reports the FAIL instead of corrupting the heap.
+void keep_forever(std::vector<std::vector<float>>& buffers) {
+  static std::vector<std::vector<float>> kept;
+  for (auto& b : buffers) kept.push_back(std::move(b));
+}
+
+// The full correctness check of a shape: pristine inputs from (seed, label), fp64 references
+// written independently of the kernel, one call per direction on private copies with NaN-poisoned
+// outputs. Sets the three SNRs; false when a call wrote into its inputs. With `threads_left`
+// (the worker) the calls are counted by the thread census too, and their buffers are kept alive
+// when a call left a thread. Throws whatever the kernel throws.
+bool full_check(const Shape& s, std::uint64_t seed, Result* res, int* threads_left = nullptr) {
+  Result& r = *res;
+  const int M = s.M, N = s.N, K = s.K;
+  const std::size_t mk = static_cast<std::size_t>(M) * K, kn = static_cast<std::size_t>(K) * N,
+                    mn = static_cast<std::size_t>(M) * N;
+  // Pristine inputs for the correctness check, reproducible from (seed, label).
+  bench::Rng rng(seed * 0x9E3779B97F4A7C15ull ^ bench::fnv1a(s.label));
+  std::vector<float> A(mk), B(kn), dC(mn);
+  bench::fill_uniform(A, rng);
+  bench::fill_uniform(B, rng);
+  bench::fill_uniform(dC, rng);
+  const auto ref_c = reference_gemm(M, N, K, A.data(), K, 1, B.data(), N, 1);
+  const auto ref_da = reference_gemm(M, K, N, dC.data(), N, 1, B.data(), 1, N);  // dC * B^T
+  const auto ref_db = reference_gemm(K, N, M, A.data(), 1, K, dC.data(), N, 1);  // A^T * dC
+  auto census = [&](int before, std::vector<std::vector<float>>&& buffers) {
+    if (!threads_left) return;
+    const int after = bench::thread_count();
+    if (before >= 0 && after > before) {
+      ++*threads_left;
+      keep_forever(buffers);
+    }
+  };
+
+  bool inputs_intact = true;
+  {  // Checked forward call on private copies; the reference never sees these buffers.
+    std::vector<float> a = A, b = B, c(mn);
+    poison(c);
+    const int before = threads_left ? bench::thread_count() : -1;
+    cpu_gemm::forward(a.data(), b.data(), c.data(), M, N, K);
+    r.out_snr = bench::snr_db(ref_c.data(), c.data(), mn);
+    if (a != A || b != B) {
+      std::cerr << kHarnessName << ": shape " << s.label << ": forward modified its inputs\n";
+      inputs_intact = false;
+    }
+    census(before, {std::move(a), std::move(b), std::move(c)});
+  }
+  {  // Checked backward call.
+    std::vector<float> a = A, b = B, dc = dC, da(mk), db(kn);
+    poison(da);
+    poison(db);
+    const int before = threads_left ? bench::thread_count() : -1;
+    cpu_gemm::backward(dc.data(), a.data(), b.data(), da.data(), db.data(), M, N, K);
+    r.da_snr = bench::snr_db(ref_da.data(), da.data(), mk);
+    r.db_snr = bench::snr_db(ref_db.data(), db.data(), kn);
+    if (a != A || b != B || dc != dC) {
+      std::cerr << kHarnessName << ": shape " << s.label << ": backward modified its inputs\n";
+      inputs_intact = false;
+    }
+    census(before, {std::move(a), std::move(b), std::move(dc), std::move(da), std::move(db)});
+  }
+  return inputs_intact;
+}
+
 void summarize(const Direction& d, double flops, double* tflops, double* stddev, double* ms) {
   std::vector<double> per_call;
   for (double t : d.times_ms) per_call.push_back(flops / (t * 1e9));
@@ -352,40 +477,7 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
   const std::size_t mk = static_cast<std::size_t>(M) * K, kn = static_cast<std::size_t>(K) * N,
                     mn = static_cast<std::size_t>(M) * N;
   Result r;
-
-  // Pristine inputs for the correctness check, reproducible from (seed, label).
-  bench::Rng rng(o.seed * 0x9E3779B97F4A7C15ull ^ bench::fnv1a(s.label));
-  std::vector<float> A(mk), B(kn), dC(mn);
-  bench::fill_uniform(A, rng);
-  bench::fill_uniform(B, rng);
-  bench::fill_uniform(dC, rng);
-  const auto ref_c = reference_gemm(M, N, K, A.data(), K, 1, B.data(), N, 1);
-  const auto ref_da = reference_gemm(M, K, N, dC.data(), N, 1, B.data(), 1, N);  // dC * B^T
-  const auto ref_db = reference_gemm(K, N, M, A.data(), 1, K, dC.data(), N, 1);  // A^T * dC
-
-  bool inputs_intact = true;
-  {  // Checked forward call on private copies; the reference never sees these buffers.
-    std::vector<float> a = A, b = B, c(mn);
-    poison(c);
-    cpu_gemm::forward(a.data(), b.data(), c.data(), M, N, K);
-    r.out_snr = bench::snr_db(ref_c.data(), c.data(), mn);
-    if (a != A || b != B) {
-      std::cerr << kHarnessName << ": shape " << s.label << ": forward modified its inputs\n";
-      inputs_intact = false;
-    }
-  }
-  {  // Checked backward call.
-    std::vector<float> a = A, b = B, dc = dC, da(mk), db(kn);
-    poison(da);
-    poison(db);
-    cpu_gemm::backward(dc.data(), a.data(), b.data(), da.data(), db.data(), M, N, K);
-    r.da_snr = bench::snr_db(ref_da.data(), da.data(), mk);
-    r.db_snr = bench::snr_db(ref_db.data(), db.data(), kn);
-    if (a != A || b != B || dc != dC) {
-      std::cerr << kHarnessName << ": shape " << s.label << ": backward modified its inputs\n";
-      inputs_intact = false;
-    }
-  }
+  const bool inputs_intact = full_check(s, o.seed, &r);
 
   // Timed calls. The pool is split in two halves (forward, backward), each larger than the LLC;
   // a direction stops at max_samples when its half has no fresh slice left.
@@ -397,10 +489,9 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
   // Thread census (gap G6): a timed call must not leave a thread behind. Counted outside the
   // clock, right before and right after each call; -1 where /proc is missing (no check then).
   int stray_thread_calls = 0, threads_seen_before = 0, threads_seen_after = 0;
-  auto census = [&](int before) {
-    const int after = bench::thread_count();
-    if (before >= 0 && after > before) {
-      if (stray_thread_calls++ == 0) threads_seen_before = before, threads_seen_after = after;
+  auto census = [&](const Call& call) {
+    if (call.left_thread()) {
+      if (stray_thread_calls++ == 0) threads_seen_before = call.threads_before, threads_seen_after = call.threads_after;
     }
   };
   constexpr int kOutRing = 4;  // outputs rotate too, and are NaN-poisoned before every call
@@ -408,9 +499,7 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
   // outputs are never freed, so late writes land in live memory and this shape reports the FAIL
   // instead of dying of heap corruption before it can say why. (The pool outlives every shape.)
   auto keep_for_stray_workers = [&](std::vector<std::vector<float>>& buffers) {
-    static std::vector<std::vector<float>> kept;
-    if (stray_thread_calls == 0) return;
-    for (auto& b : buffers) kept.push_back(std::move(b));
+    if (stray_thread_calls > 0) keep_forever(buffers);
   };
 
   {
@@ -424,18 +513,11 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
     for (int i = 0; !sampler.done(d.times_ms); ++i) {
       const float* a = pool.data + static_cast<std::size_t>(i) * slot;
       const float* b = a + round_up16(mk);
-      auto& c = outs[i % kOutRing];
-      poison(c);
-      const std::uint64_t h = bench::hash_floats(a, slot);
-      const int threads = bench::thread_count();
-      const auto t0 = Clock::now();
-      cpu_gemm::forward(a, b, c.data(), M, N, K);
-      const auto t1 = Clock::now();
-      census(threads);
-      d.times_ms.push_back(elapsed_ms(t0, t1));
-      const double snr = freivalds_forward(a, b, c.data(), M, N, K, check_rng);
-      if (!(snr > o.snr_threshold_db) || bench::hash_floats(a, slot) != h) ++bad_calls;
-      if (!(snr >= worst_out)) worst_out = snr;
+      const Call call = timed_forward(a, b, outs[i % kOutRing], slot, M, N, K, check_rng);
+      census(call);
+      d.times_ms.push_back(call.ms);
+      if (!(call.snr_a > o.snr_threshold_db) || call.inputs_changed) ++bad_calls;
+      if (!(call.snr_a >= worst_out)) worst_out = call.snr_a;
     }
     d.stop = sampler.stop;
     summarize(d, fwd_flops, &r.fwd_tflops, &r.fwd_std, &r.fwd_ms);
@@ -454,23 +536,12 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
       const float* dc = pool.data + half + static_cast<std::size_t>(i) * slot;
       const float* a = dc + round_up16(mn);
       const float* b = a + round_up16(mk);
-      auto& da = das[i % kOutRing];
-      auto& db = dbs[i % kOutRing];
-      poison(da);
-      poison(db);
-      const std::uint64_t h = bench::hash_floats(dc, slot);
-      const int threads = bench::thread_count();
-      const auto t0 = Clock::now();
-      cpu_gemm::backward(dc, a, b, da.data(), db.data(), M, N, K);
-      const auto t1 = Clock::now();
-      census(threads);
-      d.times_ms.push_back(elapsed_ms(t0, t1));
-      double sa = kNaN, sb = kNaN;
-      freivalds_backward(dc, a, b, da.data(), db.data(), M, N, K, check_rng, &sa, &sb);
-      if (!(sa > o.snr_threshold_db) || !(sb > o.snr_threshold_db) || bench::hash_floats(dc, slot) != h)
-        ++bad_calls;
-      if (!(sa >= worst_da)) worst_da = sa;
-      if (!(sb >= worst_db)) worst_db = sb;
+      const Call call = timed_backward(dc, a, b, das[i % kOutRing], dbs[i % kOutRing], slot, M, N, K, check_rng);
+      census(call);
+      d.times_ms.push_back(call.ms);
+      if (!(call.snr_a > o.snr_threshold_db) || !(call.snr_b > o.snr_threshold_db) || call.inputs_changed) ++bad_calls;
+      if (!(call.snr_a >= worst_da)) worst_da = call.snr_a;
+      if (!(call.snr_b >= worst_db)) worst_db = call.snr_b;
     }
     d.stop = sampler.stop;
     summarize(d, bwd_flops, &r.bwd_tflops, &r.bwd_std, &r.bwd_ms);
@@ -700,10 +771,242 @@ std::string samples_text(const std::vector<Shape>& shapes, const std::vector<Res
   return os.str();
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Worker mode (--serve, docs/worker-protocol.md). Every shape is measured in this process: kopt
+// restarts a worker that dies, and a shape it had not finished fails. The defences of the CSV mode
+// hold per call: fresh inputs (slices of the pool refilled from the batch's seed, evicted before
+// the direction starts), NaN-poisoned rotating outputs, inputs hashed around every call, the
+// thread census, the Freivalds projection after the clock stops.
+
+struct WorkerShape {
+  bool prepared = false;
+  std::string check;                 // PASS | FAIL | ERROR: the prepare check
+  Result r;                          // SNRs: worst of the full check and every call since prepare
+  std::vector<double> fwd_ms, bwd_ms;  // every batch call since prepare
+  long long errors = 0;              // failed batch calls since prepare
+  bool batch_threw = false;
+  // Output rings, allocated once per shape and never freed: a stray thread of an earlier call may
+  // still write into them.
+  std::vector<std::vector<float>> outs, das, dbs;
+};
+
+class GemmWorker {
+ public:
+  explicit GemmWorker(const Options& o) : o_(o) {
+    for (const auto& s : kDefaultShapes) state_[s.label];
+  }
+
+  std::string prepare(const std::string& label, std::uint64_t seed, bench::wire::Writer& w) {
+    const Shape& s = shape(label);
+    WorkerShape& st = state_[label];
+    rings(s, st);
+    st.prepared = true;
+    st.check = "PASS";
+    st.r = Result{};
+    st.fwd_ms.clear();
+    st.bwd_ms.clear();
+    st.errors = 0;
+    st.batch_threw = false;
+    std::vector<std::string> problems;
+    int threads_left = 0;
+    std::vector<double> warm_f, warm_b;
+    try {
+      if (!full_check(s, seed, &st.r, &threads_left)) problems.push_back("a checked call modified its inputs");
+      const double th = o_.snr_threshold_db;
+      for (auto [name, v] : {std::pair<const char*, double>{"out_snr", st.r.out_snr}, {"da_snr", st.r.da_snr}, {"db_snr", st.r.db_snr}})
+        if (!(v > th)) problems.push_back(std::string(name) + " " + bench::fmt(v) + " dB <= " + bench::fmt(th) + " dB");
+      if (threads_left) problems.push_back("a checked call left a thread running");
+      // Warm-up: the calls a batch makes, on slices filled from the prepare seed, until 20 ms or
+      // 100 calls per direction (at least 5); the median is kopt's estimate to size batches with.
+      long long failed = 0, total = 0;
+      for (int dir = 0; dir < 2; ++dir) {
+        std::vector<double>& times = dir == 0 ? warm_f : warm_b;
+        const std::size_t slot = slot_floats(s, dir);
+        if (std::string e = pool_.reserve(5 * slot); !e.empty()) return "shape: " + label + " " + e;
+        const std::size_t calls = std::min<std::size_t>(100, pool_.region_floats() / slot);
+        const float* base = pool_.fresh_slices(dir, slot, calls, seed ^ (0x7761726d00ull + dir));
+        pool_.evict(dir);
+        bench::Rng check_rng(seed ^ 0x7761726d636b00ull ^ bench::fnv1a(s.label) * 31 ^ dir);
+        const auto start = Clock::now();
+        for (std::size_t i = 0; i < calls && (i < 5 || elapsed_ms(start, Clock::now()) < 20.0); ++i) {
+          const Call call = one_call(s, st, dir, base + i * slot, i, check_rng);
+          times.push_back(call.ms);
+          ++total;
+          failed += failed_call(call, dir) ? 1 : 0;
+        }
+      }
+      if (failed)
+        problems.push_back(std::to_string(failed) + " of " + std::to_string(total) +
+                           " warm-up calls failed the per-call check (wrong result, modified inputs or a thread left running)");
+    } catch (const std::exception& e) {
+      return prepare_error(label, st, w, std::string("the kernel threw: ") + e.what());
+    } catch (...) {
+      return prepare_error(label, st, w, "the kernel threw a non-standard exception");
+    }
+    std::string problem;
+    for (const auto& p : problems) problem += (problem.empty() ? "" : "; ") + p;
+    if (!problems.empty()) {
+      st.check = "FAIL";
+      std::cerr << kHarnessName << ": shape " << label << ": prepare check FAILs: " << problem << "\n";
+    }
+    w.str("check", st.check).str("problem", problem)
+        .raw("call_ms", "{\"forward\":" + bench::wire::Writer::number(bench::median(warm_f)) +
+                            ",\"backward\":" + bench::wire::Writer::number(bench::median(warm_b)) + "}");
+    return "";
+  }
+
+  std::string batch(const std::string& label, long long calls, std::uint64_t seed, bench::wire::Writer& w) {
+    const Shape& s = shape(label);
+    WorkerShape& st = state_[label];
+    if (!st.prepared) return "shape: " + label + " is not prepared (send prepare first)";
+    const auto wall0 = Clock::now();
+    const std::size_t n = static_cast<std::size_t>(calls);
+    if (std::string e = pool_.reserve(n * std::max(slot_floats(s, 0), slot_floats(s, 1))); !e.empty())
+      return "calls: " + std::to_string(calls) + " calls of " + label + " " + e;
+    std::vector<double> times[2];
+    long long errors = 0;
+    try {
+      for (int dir = 0; dir < 2; ++dir) {
+        const std::size_t slot = slot_floats(s, dir);
+        const float* base = pool_.fresh_slices(dir, slot, n, seed ^ (0x6261746368ull + dir));
+        pool_.evict(dir);
+        bench::Rng check_rng(seed ^ 0xC0FFEEull ^ bench::fnv1a(s.label) * 31 ^ (dir + 1));
+        for (std::size_t i = 0; i < n; ++i) {
+          const Call call = one_call(s, st, dir, base + i * slot, i, check_rng);
+          times[dir].push_back(call.ms);
+          errors += failed_call(call, dir) ? 1 : 0;
+        }
+      }
+    } catch (const std::exception& e) {
+      st.batch_threw = true;
+      return std::string("the kernel threw during the batch: ") + e.what() + " (the shape's row is FAIL)";
+    } catch (...) {
+      st.batch_threw = true;
+      return "the kernel threw a non-standard exception during the batch (the shape's row is FAIL)";
+    }
+    st.errors += errors;
+    if (errors)
+      std::cerr << kHarnessName << ": shape " << label << ": " << errors
+                << " call(s) of a batch failed the per-call check (wrong result, modified inputs or a thread left running)\n";
+    st.fwd_ms.insert(st.fwd_ms.end(), times[0].begin(), times[0].end());
+    st.bwd_ms.insert(st.bwd_ms.end(), times[1].begin(), times[1].end());
+    const double M = s.M, N = s.N, K = s.K;
+    const double fwd_bytes = 4.0 * (M * K + K * N + M * N), bwd_bytes = 4.0 * (M * N + 2 * M * K + 2 * K * N);
+    using W = bench::wire::Writer;
+    w.integer("errors", errors)
+        .num("wall_ms", elapsed_ms(wall0, Clock::now()))
+        .raw("series", "[" + W().str("direction", "forward").raw("times_ms", W::numbers(times[0]))
+                                 .num("flops", 2.0 * M * N * K).num("bytes", fwd_bytes).object() +
+                           "," + W().str("direction", "backward").raw("times_ms", W::numbers(times[1]))
+                                 .num("flops", 4.0 * M * N * K).num("bytes", bwd_bytes).object() + "]")
+        .null("idle_probe_us");
+    return "";
+  }
+
+  std::string row(const std::string& label, std::string* out) {
+    const Shape& s = shape(label);
+    WorkerShape& st = state_[label];
+    if (!st.prepared) return "shape: " + label + " is not prepared (send prepare first)";
+    Result r = st.r;
+    const double M = s.M, N = s.N, K = s.K;
+    Direction f{"forward", st.fwd_ms, "", 0, 0}, b{"backward", st.bwd_ms, "", 0, 0};
+    summarize(f, 2.0 * M * N * K, &r.fwd_tflops, &r.fwd_std, &r.fwd_ms);
+    summarize(b, 4.0 * M * N * K, &r.bwd_tflops, &r.bwd_std, &r.bwd_ms);
+    const double th = o_.snr_threshold_db;
+    r.pass = st.check == "PASS" && st.errors == 0 && !st.batch_threw && r.out_snr > th && r.da_snr > th && r.db_snr > th;
+    *out = csv_row(s, r);
+    out->pop_back();  // the newline
+    return "";
+  }
+
+ private:
+  static const Shape& shape(const std::string& label) {
+    for (const auto& s : kDefaultShapes)
+      if (s.label == label) return s;
+    throw std::logic_error("unknown shape " + label);  // serve() admits only known labels
+  }
+  static std::size_t slot_floats(const Shape& s, int dir) {
+    const std::size_t mk = static_cast<std::size_t>(s.M) * s.K, kn = static_cast<std::size_t>(s.K) * s.N,
+                      mn = static_cast<std::size_t>(s.M) * s.N;
+    return dir == 0 ? round_up16(mk) + round_up16(kn) : round_up16(mn) + round_up16(mk) + round_up16(kn);
+  }
+  static void rings(const Shape& s, WorkerShape& st) {
+    constexpr int kOutRing = 4;
+    if (!st.outs.empty()) return;
+    const std::size_t mk = static_cast<std::size_t>(s.M) * s.K, kn = static_cast<std::size_t>(s.K) * s.N,
+                      mn = static_cast<std::size_t>(s.M) * s.N;
+    st.outs.assign(kOutRing, std::vector<float>(mn));
+    st.das.assign(kOutRing, std::vector<float>(mk));
+    st.dbs.assign(kOutRing, std::vector<float>(kn));
+  }
+  // One call of direction `dir` on the slice at `p`; output buffer i of the ring.
+  Call one_call(const Shape& s, WorkerShape& st, int dir, const float* p, std::size_t i, bench::Rng& check_rng) {
+    const int M = s.M, N = s.N, K = s.K;
+    const std::size_t mk = static_cast<std::size_t>(M) * K, mn = static_cast<std::size_t>(M) * N;
+    const std::size_t r = i % st.outs.size();
+    Call call;
+    if (dir == 0) {
+      call = timed_forward(p, p + round_up16(mk), st.outs[r], slot_floats(s, 0), M, N, K, check_rng);
+    } else {
+      const float* a = p + round_up16(mn);
+      call = timed_backward(p, a, a + round_up16(mk), st.das[r], st.dbs[r], slot_floats(s, 1), M, N, K, check_rng);
+    }
+    // The SNR columns report the worst of the full check and every call since prepare.
+    double& worst_a = dir == 0 ? st.r.out_snr : st.r.da_snr;
+    if (!(call.snr_a >= worst_a)) worst_a = call.snr_a;
+    if (dir == 1 && !(call.snr_b >= st.r.db_snr)) st.r.db_snr = call.snr_b;
+    if (call.left_thread() && !stray_) {
+      // A thread may still read the pool: never free it from now on (the output rings never are).
+      stray_ = true;
+      pool_.keep_forever();
+    }
+    return call;
+  }
+  bool failed_call(const Call& c, int dir) const {
+    const double th = o_.snr_threshold_db;
+    return !(c.snr_a > th) || (dir == 1 && !(c.snr_b > th)) || c.inputs_changed || c.left_thread();
+  }
+  std::string prepare_error(const std::string& label, WorkerShape& st, bench::wire::Writer& w, const std::string& problem) {
+    st.check = "ERROR";
+    std::cerr << kHarnessName << ": shape " << label << ": prepare: " << problem << "\n";
+    w.str("check", "ERROR").str("problem", problem);
+    return "";
+  }
+
+  const Options& o_;
+  std::map<std::string, WorkerShape> state_;
+  bench::WorkerPool pool_;
+  bool stray_ = false;
+};
+
+[[noreturn]] void serve(const Options& o) {
+  if (!bench::wire::open_channel()) {
+    std::cerr << kHarnessName << ": --serve: " << bench::wire::channel_error() << "\n";
+    leave(1);
+  }
+  std::cerr << kHarnessName << ": " << cpu_gemm::config_string() << "; serving worker protocol "
+            << bench::wire::kProtocol << "\n";
+  GemmWorker worker(o);
+  bench::wire::Harness h;
+  h.name = kHarnessName;
+  h.device = bench::cpu_model();
+  h.csv_header = kCsvHeader;
+  for (const auto& s : kDefaultShapes) h.shapes.push_back(s.label);
+  h.prepare = [&](const std::string& shape, std::uint64_t seed, bench::wire::Writer& w) { return worker.prepare(shape, seed, w); };
+  h.batch = [&](const std::string& shape, long long calls, std::uint64_t seed, bench::wire::Writer& w) {
+    return worker.batch(shape, calls, seed, w);
+  };
+  h.row = [&](const std::string& shape, std::string* row) { return worker.row(shape, row); };
+  h.leave = leave;
+  bench::wire::serve(h, bench::wire::channel());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = parse_args(argc, argv);
+  if (o.serve) serve(o);
   if (o.list_shapes) {
     for (const auto& s : kDefaultShapes) std::cout << s.label << ' ' << s.M << ' ' << s.N << ' ' << s.K << '\n';
     leave(0);
