@@ -1798,6 +1798,73 @@ def self_test():
     check(changed_timers(cap) == ["kopt_fake_timer_mod.Event.elapsed_time"], "patched class method detected")
     del sys.modules["kopt_fake_timer_mod"]
 
+    # worker protocol: request parsing and validation
+    def refused(line, fragment, rid=None):
+        try:
+            parse_request(line)
+        except RequestError as e:
+            return fragment in str(e) and e.rid == rid
+        return False
+    check(parse_request('{"id":1,"op":"hello","protocol":1}') == (1, "hello", {}), "hello parsed")
+    check(parse_request('{"id":2,"op":"prepare","shape":"s1","seed":"18446744073709551615"}')
+          == (2, "prepare", {"shape": "s1", "seed": (1 << 64) - 1}), "prepare with a 64-bit seed string")
+    check(parse_request('{"id":3,"op":"batch","shape":"s1","calls":16,"seed":"0"}')[2] == {"shape": "s1", "seed": 0, "calls": 16},
+          "batch parsed")
+    check(parse_request('{"id":4,"op":"row","shape":"s1"}') == (4, "row", {"shape": "s1"}), "row parsed")
+    check(parse_request('{"id":5,"op":"quit"}') == (5, "quit", {}), "quit parsed")
+    check(refused("not json", "not JSON"), "non-JSON line refused without an id")
+    check(refused("[1,2]", "JSON object"), "a JSON array refused")
+    check(refused('{"id":7,"op":"launch"}', "unknown op", 7), "unknown op refused with its id")
+    check(refused('{"id":7}', "unknown op", 7), "missing op refused")
+    check(refused('{"id":8,"op":"hello","protocol":2}', "protocol 1", 8), "other protocol refused")
+    check(refused('{"id":8,"op":"hello","protocol":true}', "integer", 8), "boolean protocol refused")
+    check(refused('{"id":9,"op":"prepare","shape":"s1","seed":12}', "decimal string", 9), "numeric seed refused")
+    check(refused('{"id":9,"op":"prepare","shape":"s1","seed":"-1"}', "decimal string", 9), "negative seed refused")
+    check(refused('{"id":9,"op":"prepare","shape":"s1","seed":"1e3"}', "decimal string", 9), "float seed refused")
+    check(refused('{"id":9,"op":"prepare","shape":"s1","seed":"18446744073709551616"}', "2^64", 9), "2^64 refused")
+    check(refused('{"id":9,"op":"prepare","shape":"","seed":"1"}', "shape label", 9), "empty shape refused")
+    check(refused('{"id":9,"op":"batch","shape":"s1","seed":"1","calls":0}', "calls", 9), "zero calls refused")
+    check(refused('{"id":9,"op":"batch","shape":"s1","seed":"1","calls":2.0}', "calls", 9), "float calls refused")
+    check(refused('{"id":9,"op":"batch","shape":"s1","seed":"1"}', "calls", 9), "missing calls refused")
+    check(one_line("a\nb\r\n  c") == "a b c" and len(one_line("x" * 5000)) == 600, "one-line errors")
+    try:
+        reply_line({"id": 1, "ok": True, "t": float("nan")})
+        check(False, "a NaN must not go into a reply")
+    except ValueError:
+        pass
+    # worker protocol: the request loop (a scripted handler instead of the measuring Worker)
+    lines = iter(['{"id":1,"op":"hello","protocol":1}\n', '\n', '{"id":2,"op":"nope"}\n', 'garbage\n',
+                  '{"id":3,"op":"row","shape":"boom"}\n', '{"id":4,"op":"row","shape":"gone"}\n',
+                  '{"id":5,"op":"row","shape":"s1"}\n', '{"id":6,"op":"quit"}\n', '{"id":7,"op":"row","shape":"s1"}\n'])
+    sent = []
+
+    def fake_handle(op, fields):
+        if op == "hello":
+            return {"protocol": 1}
+        if fields["shape"] == "boom":
+            raise ZeroDivisionError("kernel\nexploded")
+        if fields["shape"] == "gone":
+            raise RequestError("shape 'gone' is not prepared")
+        return {"shape": fields["shape"], "row": "s1,1"}
+    rc = serve_loop(lambda: next(lines, ""), sent.append, fake_handle)
+    replies = [json.loads(x) for x in sent]
+    check(rc == 0 and all("\n" not in x for x in sent), "loop exits 0 at quit, one line per reply")
+    check([r.get("id") for r in replies] == [1, 2, None, 3, 4, 5, 6], "one reply per request, in order, blank lines skipped")
+    check([r["ok"] for r in replies] == [True, False, False, False, False, True, True], "ok flags")
+    check(replies[3]["error"] == "ZeroDivisionError: kernel exploded", "a handler exception is a one-line ok:false")
+    check(replies[4]["error"] == "shape 'gone' is not prepared", "a RequestError keeps its text")
+    check(replies[5] == {"id": 5, "ok": True, "shape": "s1", "row": "s1,1"}, "handler fields merged into the reply")
+    check(serve_loop(lambda: "", sent.append, fake_handle) == 0, "EOF exits 0")
+
+    def tampering(op, fields):
+        raise TamperError("patched")
+    try:
+        serve_loop(iter(['{"id":1,"op":"hello","protocol":1}\n']).__next__, sent.append, tampering)
+        check(False, "TamperError must end the loop")
+    except TamperError:
+        pass
+    check(parse_args(["--serve", "--device", "cpu"]).serve, "--serve flag")
+
     if failures:
         for f in failures:
             print("self-test FAILED: %s" % f, file=sys.stderr)
