@@ -4,30 +4,46 @@
 Copied into a campaign directory by kopt at PREPARE_ENVIRONMENT and frozen at BASELINE. Run as
 
     python quick_test_bench.py --summary-csv PATH --samples PATH [--shapes L1,L2] [--seed N]
+    python quick_test_bench.py --serve          # bench worker, docs/worker-protocol.md
 
 It writes the frozen-schema CSV (GEMM: TFLOPS schema; KIND = "memory": GB/s schema) and the
 raw-sample JSON Lines side file (one line per shape and direction, every per-call time in ms).
+With --serve it is a long-lived bench worker: JSON-lines requests on stdin (hello, prepare, batch,
+row, quit), replies on a duplicate of the original stdout; fd 1 is pointed at stderr before the
+kernel module is imported, so what the kernel prints cannot reach the reply channel.
 `python quick_test_bench.py --self-test` checks the pure-Python parts without torch or a GPU.
 
 What it does that the skill's perf_counter template does not (loop-contract section 7):
-- device events per call, a device-wide synchronize after each call, host wall time as a sanity
-  bound; timer functions captured when this file is imported, before the kernel module is
+- queued timing in batches: a GPU spin (torch.cuda._sleep) lets the host run ahead, then per call
+  flush, start event, the call, end event, checks, all queued on the timed stream with no host
+  synchronisation between the flush and the start event, and one synchronisation per batch. The
+  events time the kernel, not Python's launch path (measurement review, section 2.2);
+- side streams: right after each call, on the timed stream, its outputs are checked for the NaN
+  poison (an output written on another stream is not there yet); and a few extra calls per batch,
+  at secret positions, record their end event after a device-wide synchronize: a joined time far
+  above the batch's queued median (> 1.5x + 20 us, confirmed once) is "work escaped the timed
+  stream", a failed call;
+- host wall time as a bound: the event times of a batch must add up to no more than the host wall
+  time around it; timer functions captured when this file is imported, before the kernel module is
   imported, and compared again afterwards: a kernel module that replaces
-  torch.cuda.Event.elapsed_time / record, torch.cuda.synchronize or time.perf_counter makes the
-  run fail (exit 3, no CSV) with a message naming what changed;
+  torch.cuda.Event.elapsed_time / record, torch.cuda.synchronize, torch.cuda._sleep or
+  time.perf_counter makes the run fail (exit 3, no CSV) with a message naming what changed;
 - every timed call gets inputs with new contents, from a ring of input sets that are all alive at
-  once (so consecutive calls see different addresses); every timed call is verified after its
-  events (a Freivalds projection for GEMMs, a per-call reference for memory-bound ops), so
-  identity-, address- or shape-keyed caches and deferred work fail instead of winning;
+  once and together larger than the L2 (so consecutive calls see different addresses), refilled
+  by GPU RNG between batches; every timed call is verified after its events (a Freivalds
+  projection for GEMMs, a per-call reference for memory-bound ops) on the device, into an error
+  counter read once per batch, so identity-, address- or shape-keyed caches and deferred work fail
+  instead of winning;
 - the reference runs on independent clones, in true fp32 (TF32 off while it runs, whatever the
   kernel module set); outputs are NaN-poisoned before every call (the
   caching allocator's free blocks of the output sizes are filled with NaN); inputs are
   fingerprinted before and after each call, so a kernel that writes into its inputs fails;
 - the L2/LLC is flushed before every timed call with a buffer sized to the device (>= 2x L2 and
   >= 256 MB; >= 512 MB on ROCm, whose Infinity Cache is the last level), and persisting-L2 lines
-  are reset (cudaCtxResetPersistingL2Cache) where the runtime offers it;
-- adaptive sampling: at least MIN_SAMPLES per direction, stop when the relative spread reaches the
-  target, or at the per-shape time cap, or at MAX_SAMPLES;
+  are reset (cudaCtxResetPersistingL2Cache) before every batch where the runtime offers it (the
+  call is not stream-ordered, so it cannot sit between queued calls);
+- adaptive sampling (CLI mode): at least MIN_SAMPLES per direction, batches of 16 calls until the
+  relative spread reaches the target, or the per-shape time cap, or MAX_SAMPLES;
 - per-dtype correctness: SNR thresholds (FP8 E4M3 25 dB, E5M2 20 dB, FP4 10 dB), allclose for
   bf16/fp16 (1e-2) and fp32 (1e-4), NaN/Inf counts; a shape that throws gets a FAIL row with nan.
 
