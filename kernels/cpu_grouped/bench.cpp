@@ -3,6 +3,9 @@
 //   cpu_grouped_gemm_bench [--summary-csv PATH] [--samples PATH] [--shapes L1,L2] [--seed N] [options]
 // It writes the frozen 15-column GEMM CSV (B = number of groups, M = total rows; forward only, so
 // the backward columns are nan) and the raw-sample JSON Lines file.
+//   cpu_grouped_gemm_bench --serve
+// is a persistent bench worker speaking docs/worker-protocol.md (JSON lines on stdin, replies on
+// the original stdout); group sizes then come from the prepare and batch seeds.
 //
 // Why it exists (docs/integrity.md, class 10 / gap G7): a grouped kernel can be fast only when
 // every group has the same size (a compile-time group size, sizes rounded to the block, empty
@@ -12,7 +15,7 @@
 // Everything else is the same defence as kernels/cpu/bench.cpp: fp64 reference on NaN-poisoned
 // outputs, inputs hashed around the checked calls, every timed call on fresh inputs and verified
 // after its clock stops (Freivalds projection per group), a thread census, one forked child per
-// shape.
+// shape (CSV mode; a worker measures in process, and kopt restarts a worker that dies).
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -32,6 +35,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -90,6 +94,8 @@ struct Options {
   bool list_shapes = false;
   bool forced = false;  // --distribution KIND: every check and call uses KIND (diagnostics only)
   Dist forced_dist = Dist::Uniform;
+  bool serve = false;        // --serve: the bench worker protocol instead of the CSV run
+  bool run_options = false;  // a CSV-run or diagnostics option was given (refused with --serve)
 };
 
 [[noreturn]] void leave(int code) {  // no exit handler may run after the result files exist
@@ -104,7 +110,8 @@ struct Options {
             << " [--summary-csv PATH] [--samples PATH] [--shapes L1,L2,...] [--seed N]\n"
                "       [--min-samples N] [--max-samples N] [--target-rsd F] [--time-cap-ms F]\n"
                "       [--snr-threshold-db F] [--shape-timeout-s F] [--no-isolate] [--list-shapes]\n"
-               "       [--distribution mixed|equal|uniform|skewed|unaligned|empty]\n";
+               "       [--distribution mixed|equal|uniform|skewed|unaligned|empty]\n"
+               "   or: " << kName << " --serve [--snr-threshold-db F]   (bench worker protocol 1)\n";
   leave(2);
 }
 
@@ -125,7 +132,10 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--summary-csv") o.summary_csv = next();
+    o.run_options = o.run_options || a == "--summary-csv" || a == "--samples" || a == "--shapes" || a == "--seed" ||
+                    a == "--list-shapes" || a == "--distribution";
+    if (a == "--serve") o.serve = true;
+    else if (a == "--summary-csv") o.summary_csv = next();
     else if (a == "--samples") o.samples = next();
     else if (a == "--shapes") {
       std::stringstream in(next());
@@ -162,6 +172,9 @@ Options parse(int argc, char** argv) {
   if (o.target_rsd <= 0) usage("--target-rsd must be positive (0.01 = 1%)");
   if (o.time_cap_ms <= 0) usage("--time-cap-ms must be positive");
   if (o.shape_timeout_s <= 0) usage("--shape-timeout-s must be positive");
+  if (o.serve && o.run_options)
+    usage("--serve takes shapes and seeds from its requests: drop --summary-csv, --samples, --shapes, --seed, "
+          "--list-shapes, --distribution");
   return o;
 }
 
@@ -332,20 +345,21 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-Result measure(const Shape& s, const Options& o, const Pool& pool) {
-  Result res;
+// 1. Full checks: one per distribution kind, each on its own secret-seeded sizes and inputs: an
+// fp64 reference, NaN-poisoned output, inputs hashed around the call. False when one failed
+// (notes say why); *worst = the worst SNR. With `threads_left` (the worker) each checked call is
+// counted by the thread census too, and its buffers are kept alive when it left a thread.
+bool full_checks(const Shape& s, const Options& o, std::uint64_t seed, std::vector<std::string>* notes, double* worst,
+                 int* threads_left = nullptr) {
   const int M = s.M, N = s.N, K = s.K, G = s.groups;
   const std::size_t a_len = static_cast<std::size_t>(M) * K, b_len = static_cast<std::size_t>(G) * K * N;
   const std::size_t c_len = static_cast<std::size_t>(M) * N;
   auto dist_of_check = [&](std::size_t i) { return o.forced ? o.forced_dist : kSeededDists[i]; };
   const std::size_t checks = o.forced ? 1 : kSeededDists.size();
   bool ok = true;
-  double worst = std::numeric_limits<double>::infinity();
-
-  // 1. Full checks: one per distribution kind, each on its own secret-seeded sizes and inputs.
   for (std::size_t i = 0; i < checks; ++i) {
     const Dist d = dist_of_check(i);
-    bench::Rng rng = stream(o.seed, s.label, "check", i);
+    bench::Rng rng = stream(seed, s.label, "check", i);
     const std::vector<int> sizes = draw_sizes(d, rng, M, G);
     std::vector<float> A(a_len), B(b_len);
     bench::fill_uniform(A, rng);
@@ -353,21 +367,65 @@ Result measure(const Shape& s, const Options& o, const Pool& pool) {
     std::vector<float> a = A, b = B, c(c_len);
     nan_fill(c.data(), c_len);
     const std::uint64_t ha = bench::hash_floats(a.data(), a_len), hb = bench::hash_floats(b.data(), b_len);
+    const int before = threads_left ? bench::thread_count() : -1;
     cpu_gemm::grouped::forward(a.data(), b.data(), c.data(), sizes.data(), G, M, N, K);
     if (bench::hash_floats(a.data(), a_len) != ha || bench::hash_floats(b.data(), b_len) != hb) {
       ok = false;
-      res.notes.push_back("the kernel modified its inputs on the " + std::string(name_of(d)) + " check");
+      notes->push_back("the kernel modified its inputs on the " + std::string(name_of(d)) + " check");
     }
     const std::vector<double> want = reference(A.data(), B.data(), sizes, N, K);
     const double snr = bench::snr_db(want.data(), c.data(), c_len);
     if (!(snr >= o.snr_threshold_db)) {
       ok = false;
-      res.notes.push_back("reference check on the " + std::string(name_of(d)) + " distribution (group sizes " +
-                          sizes_text(sizes) + ") failed: out_snr " + bench::fmt(snr) + " dB < " +
-                          bench::fmt(o.snr_threshold_db));
+      notes->push_back("reference check on the " + std::string(name_of(d)) + " distribution (group sizes " +
+                       sizes_text(sizes) + ") failed: out_snr " + bench::fmt(snr) + " dB < " +
+                       bench::fmt(o.snr_threshold_db));
     }
-    if (!(snr >= worst)) worst = snr;
+    if (!(snr >= *worst)) *worst = snr;
+    if (threads_left && before >= 0 && bench::thread_count() > before) {
+      ++*threads_left;
+      static std::vector<std::vector<float>> kept;  // a stray thread may still write into them
+      kept.push_back(std::move(a));
+      kept.push_back(std::move(b));
+      kept.push_back(std::move(c));
+    }
   }
+  return ok;
+}
+
+// One timed call: output NaN-poisoned, threads counted just before and after (outside the clock),
+// one steady_clock interval around the call alone, then the per-group Freivalds projection. With
+// `hash_inputs` (the worker) A and B, contiguous in their slice, are hashed around the call too.
+struct TimedCall {
+  double ms = kNaN, snr = kNaN;
+  bool left_thread = false, inputs_changed = false;
+};
+
+TimedCall timed_call(const Shape& s, const float* A, const float* B, float* C, const std::vector<int>& sizes,
+                     bench::Rng& check_rng, bool hash_inputs) {
+  const int M = s.M, N = s.N, K = s.K, G = s.groups;
+  const std::size_t inputs = static_cast<std::size_t>(M) * K + static_cast<std::size_t>(G) * K * N;
+  TimedCall r;
+  nan_fill(C, static_cast<std::size_t>(M) * N);
+  const std::uint64_t h = hash_inputs ? bench::hash_floats(A, inputs) : 0;
+  const int threads_before = bench::thread_count();
+  const auto t0 = std::chrono::steady_clock::now();
+  cpu_gemm::grouped::forward(A, B, C, sizes.data(), G, M, N, K);
+  const auto t1 = std::chrono::steady_clock::now();
+  r.left_thread = bench::thread_count() > threads_before;
+  r.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  r.snr = projection_snr(A, B, C, sizes, N, K, check_rng);
+  r.inputs_changed = hash_inputs && bench::hash_floats(A, inputs) != h;
+  return r;
+}
+
+Result measure(const Shape& s, const Options& o, const Pool& pool) {
+  Result res;
+  const int M = s.M, N = s.N, K = s.K, G = s.groups;
+  const std::size_t a_len = static_cast<std::size_t>(M) * K, b_len = static_cast<std::size_t>(G) * K * N;
+  const std::size_t c_len = static_cast<std::size_t>(M) * N;
+  double worst = std::numeric_limits<double>::infinity();
+  bool ok = full_checks(s, o, o.seed, &res.notes, &worst);
 
   // 2. Timed calls on fresh pool slices, each with its own secret-seeded distribution.
   const std::size_t half = pool.data.size() / 2;
@@ -403,17 +461,13 @@ Result measure(const Shape& s, const Options& o, const Pool& pool) {
     const float* A = base + static_cast<std::size_t>(call) * slice;
     const float* B = A + a_len;
     float* C = outs[call % outs.size()].data();
-    nan_fill(C, c_len);
-    const int threads_before = bench::thread_count();
-    const auto t0 = std::chrono::steady_clock::now();
-    cpu_gemm::grouped::forward(A, B, C, sizes.data(), G, M, N, K);
-    const auto t1 = std::chrono::steady_clock::now();
-    if (bench::thread_count() > threads_before) ++leaked_threads;
-    const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    const TimedCall tc = timed_call(s, A, B, C, sizes, check_rng, false);
+    if (tc.left_thread) ++leaked_threads;
+    const double ms = tc.ms;
     res.times.push_back(ms);
     tflops.push_back(flops / (ms * 1e-3) / 1e12);
     ++res.calls_by_dist[name_of(d)];
-    const double snr = projection_snr(A, B, C, sizes, N, K, check_rng);
+    const double snr = tc.snr;
     if (!(snr >= o.snr_threshold_db)) ++failed_by_dist[name_of(d)];
     if (!(snr >= worst)) worst = snr;
     const int n = static_cast<int>(res.times.size());
@@ -597,10 +651,197 @@ bool write_file(const std::string& path, const std::string& text) {
   return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
+
+// ---- worker mode (--serve, docs/worker-protocol.md) --------------------------------------------
+// Every shape is measured in this process: kopt restarts a worker that dies, and a shape it had not
+// finished fails. Per call, as in the CSV mode: group sizes drawn from the request's seed, inputs
+// from pool slices refilled from that seed and evicted before the batch, a NaN-poisoned rotating
+// output, inputs hashed around the call, the thread census, the per-group projection.
+
+struct WorkerShape {
+  bool prepared = false;
+  std::string check;  // PASS | FAIL | ERROR: the prepare check
+  double snr = kNaN;  // worst of the full checks and every call since prepare
+  std::vector<double> times;
+  long long errors = 0;
+  bool batch_threw = false;
+  std::vector<std::vector<float>> outs;  // never freed: a stray thread may still write into them
+};
+
+class GroupedWorker {
+ public:
+  explicit GroupedWorker(const Options& o) : o_(o) {
+    for (const auto& s : kShapes) state_[s.label];
+  }
+
+  std::string prepare(const std::string& label, std::uint64_t seed, bench::wire::Writer& w) {
+    const Shape& s = shape(label);
+    WorkerShape& st = state_[label];
+    if (st.outs.empty()) st.outs.assign(4, std::vector<float>(static_cast<std::size_t>(s.M) * s.N));
+    st.prepared = true;
+    st.check = "PASS";
+    st.snr = std::numeric_limits<double>::infinity();
+    st.times.clear();
+    st.errors = 0;
+    st.batch_threw = false;
+    std::vector<std::string> notes;
+    std::vector<double> warm;
+    try {
+      int threads_left = 0;
+      full_checks(s, o_, seed, &notes, &st.snr, &threads_left);
+      if (threads_left) notes.push_back("a checked call left a thread running");
+      // Warm-up: the calls a batch makes, with group sizes and inputs from the prepare seed, until
+      // 20 ms or 100 calls (at least 5); the median is kopt's estimate to size batches with.
+      const std::size_t slot = slot_floats(s);
+      if (std::string e = pool_.reserve(5 * slot); !e.empty()) return "shape: " + label + " " + e;
+      const std::size_t calls = std::min<std::size_t>(100, pool_.region_floats() / slot);
+      const float* base = pool_.fresh_slices(0, slot, calls, seed ^ 0x7761726d00ull);
+      pool_.evict(0);
+      bench::Rng check_rng = stream(seed, s.label, "warm-project", 0);
+      long long failed = 0;
+      const double start = now_ms();
+      for (std::size_t i = 0; i < calls && (i < 5 || now_ms() - start < 20.0); ++i) {
+        const TimedCall c = one_call(s, st, base + i * slot, stream(seed, s.label, "warm", i), i, check_rng);
+        warm.push_back(c.ms);
+        failed += failed_call(c) ? 1 : 0;
+      }
+      if (failed)
+        notes.push_back(std::to_string(failed) + " of " + std::to_string(warm.size()) +
+                        " warm-up calls failed the per-call check (wrong result, modified inputs or a thread left running)");
+    } catch (const std::exception& e) {
+      return prepare_error(label, st, w, std::string("the kernel threw: ") + e.what());
+    } catch (...) {
+      return prepare_error(label, st, w, "the kernel threw a non-standard exception");
+    }
+    std::string problem;
+    for (const auto& n : notes) problem += (problem.empty() ? "" : "; ") + n;
+    if (!notes.empty()) {
+      st.check = "FAIL";
+      std::cerr << kName << ": shape " << label << ": prepare check FAILs: " << problem << "\n";
+    }
+    w.str("check", st.check).str("problem", problem)
+        .raw("call_ms", "{\"forward\":" + bench::wire::Writer::number(bench::median(warm)) + "}");
+    return "";
+  }
+
+  std::string batch(const std::string& label, long long calls, std::uint64_t seed, bench::wire::Writer& w) {
+    const Shape& s = shape(label);
+    WorkerShape& st = state_[label];
+    if (!st.prepared) return "shape: " + label + " is not prepared (send prepare first)";
+    const double wall0 = now_ms();
+    const std::size_t n = static_cast<std::size_t>(calls), slot = slot_floats(s);
+    if (std::string e = pool_.reserve(n * slot); !e.empty()) return "calls: " + std::to_string(calls) + " calls of " + label + " " + e;
+    std::vector<double> times;
+    long long errors = 0;
+    try {
+      const float* base = pool_.fresh_slices(0, slot, n, seed ^ 0x6261746368ull);
+      pool_.evict(0);
+      bench::Rng check_rng = stream(seed, s.label, "project", 0);
+      for (std::size_t i = 0; i < n; ++i) {
+        const TimedCall c = one_call(s, st, base + i * slot, stream(seed, s.label, "call", i), i, check_rng);
+        times.push_back(c.ms);
+        errors += failed_call(c) ? 1 : 0;
+      }
+    } catch (const std::exception& e) {
+      st.batch_threw = true;
+      return std::string("the kernel threw during the batch: ") + e.what() + " (the shape's row is FAIL)";
+    } catch (...) {
+      st.batch_threw = true;
+      return "the kernel threw a non-standard exception during the batch (the shape's row is FAIL)";
+    }
+    st.errors += errors;
+    if (errors)
+      std::cerr << kName << ": shape " << label << ": " << errors
+                << " call(s) of a batch failed the per-call check (wrong result, modified inputs or a thread left running)\n";
+    st.times.insert(st.times.end(), times.begin(), times.end());
+    const double bytes = 4.0 * (static_cast<double>(s.M) * s.K + static_cast<double>(s.groups) * s.K * s.N +
+                                static_cast<double>(s.M) * s.N);
+    using W = bench::wire::Writer;
+    w.integer("errors", errors)
+        .num("wall_ms", now_ms() - wall0)
+        .raw("series", "[" + W().str("direction", "forward").raw("times_ms", W::numbers(times))
+                                 .num("flops", 2.0 * s.M * s.N * s.K).num("bytes", bytes).object() + "]")
+        .null("idle_probe_us");
+    return "";
+  }
+
+  std::string row(const std::string& label, std::string* out) {
+    const Shape& s = shape(label);
+    WorkerShape& st = state_[label];
+    if (!st.prepared) return "shape: " + label + " is not prepared (send prepare first)";
+    Result r;
+    r.ran = true;
+    r.pass = st.check == "PASS" && st.errors == 0 && !st.batch_threw && st.snr >= o_.snr_threshold_db;
+    r.snr = st.snr;
+    const double flops = 2.0 * s.M * s.N * s.K;
+    std::vector<double> tflops;
+    for (double ms : st.times) tflops.push_back(flops / (ms * 1e-3) / 1e12);
+    r.ms = bench::median(st.times);
+    r.tflops = st.times.empty() ? kNaN : flops / (r.ms * 1e-3) / 1e12;
+    r.tflops_std = bench::pstddev(tflops);
+    *out = csv_row(s, r);
+    return "";
+  }
+
+ private:
+  static const Shape& shape(const std::string& label) {
+    for (const auto& s : kShapes)
+      if (s.label == label) return s;
+    throw std::logic_error("unknown shape " + label);  // serve() admits only known labels
+  }
+  static std::size_t slot_floats(const Shape& s) {
+    return (static_cast<std::size_t>(s.M) * s.K + static_cast<std::size_t>(s.groups) * s.K * s.N + 15) / 16 * 16;
+  }
+  // One call on the slice at `p` with the group sizes `rng` draws; output buffer i of the ring.
+  TimedCall one_call(const Shape& s, WorkerShape& st, const float* p, bench::Rng rng, std::size_t i, bench::Rng& check_rng) {
+    const Dist d = kSeededDists[below(rng, static_cast<int>(kSeededDists.size()))];
+    const std::vector<int> sizes = draw_sizes(d, rng, s.M, s.groups);
+    const TimedCall c = timed_call(s, p, p + static_cast<std::size_t>(s.M) * s.K, st.outs[i % st.outs.size()].data(), sizes,
+                                   check_rng, true);
+    if (!(c.snr >= st.snr)) st.snr = c.snr;
+    if (c.left_thread) pool_.keep_forever();  // a thread may still read the pool: never free it
+    return c;
+  }
+  bool failed_call(const TimedCall& c) const { return !(c.snr >= o_.snr_threshold_db) || c.inputs_changed || c.left_thread; }
+  std::string prepare_error(const std::string& label, WorkerShape& st, bench::wire::Writer& w, const std::string& problem) {
+    st.check = "ERROR";
+    std::cerr << kName << ": shape " << label << ": prepare: " << problem << "\n";
+    w.str("check", "ERROR").str("problem", problem);
+    return "";
+  }
+
+  const Options& o_;
+  std::map<std::string, WorkerShape> state_;
+  bench::WorkerPool pool_;
+};
+
+[[noreturn]] void serve(const Options& o) {
+  if (!bench::wire::open_channel()) {
+    std::cerr << kName << ": --serve: " << bench::wire::channel_error() << "\n";
+    leave(1);
+  }
+  std::cerr << kName << ": " << cpu_gemm::grouped::config_string()
+            << "; group sizes drawn from the request seeds; serving worker protocol " << bench::wire::kProtocol << "\n";
+  GroupedWorker worker(o);
+  bench::wire::Harness h;
+  h.name = kName;
+  h.device = bench::cpu_model();
+  h.csv_header = kHeader;
+  for (const auto& s : kShapes) h.shapes.push_back(s.label);
+  h.prepare = [&](const std::string& shape, std::uint64_t seed, bench::wire::Writer& w) { return worker.prepare(shape, seed, w); };
+  h.batch = [&](const std::string& shape, long long calls, std::uint64_t seed, bench::wire::Writer& w) {
+    return worker.batch(shape, calls, seed, w);
+  };
+  h.row = [&](const std::string& shape, std::string* row) { return worker.row(shape, row); };
+  h.leave = leave;
+  bench::wire::serve(h, bench::wire::channel());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  if (o.serve) serve(o);
   if (o.list_shapes) {
     for (const auto& s : kShapes) std::cout << s.label << ' ' << s.groups << ' ' << s.M << ' ' << s.N << ' ' << s.K << '\n';
     leave(0);
