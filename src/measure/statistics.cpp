@@ -129,6 +129,13 @@ double clampedDeltaLog(double deltaRelative, const GatePolicy& policy) {
 
 }  // namespace
 
+Calibration Calibration::forSessions(int sessions) const {
+  Calibration out = *this;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(std::max(1, sessions)));
+  for (auto& n : out.shapes) n.processSd *= scale;
+  return out;
+}
+
 const ShapeNoise* Calibration::find(const std::string& label) const {
   for (const auto& s : shapes)
     if (s.label == label) return &s;
@@ -273,6 +280,7 @@ HarnessCheck checkHarness(const std::vector<std::vector<PairedRuns>>& perProcess
     for (double& x : all) x = std::fabs(x);
     noise.q975 = all.empty() ? 0.0 : quantile(all, policy.aaQuantile);
     noise.delta = delta;
+    noise.processSd = h.unit == ReplicationUnit::ProcessMean ? h.betweenSd : 0.0;
     out.calibration.shapes.push_back(std::move(noise));
     out.shapes.push_back(std::move(h));
   }
@@ -298,6 +306,10 @@ std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const Lo
   std::vector<ShapeVerdict> out(runs.size());
   std::vector<Moments> stats(runs.size());
   std::vector<double> p2(runs.size(), 1.0);
+  // Every SE is at least the policy floor, and at least the shape's process-means floor.
+  std::vector<double> floors(runs.size(), policy.seFloor);
+  for (std::size_t s = 0; s < runs.size(); ++s)
+    if (const ShapeNoise* n = calibration.find(runs[s].label)) floors[s] = std::max(floors[s], n->processSd);
   std::size_t k = 0;
   for (std::size_t s = 0; s < runs.size(); ++s) {
     std::size_t count = 0;
@@ -306,13 +318,12 @@ std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const Lo
     out[s].pairs = count;
     if (count < minPairs) continue;
     ++k;
-    const double se = std::max(stats[s].sd / std::sqrt(static_cast<double>(count)), policy.seFloor);
+    const double se = std::max(stats[s].sd / std::sqrt(static_cast<double>(count)), floors[s]);
     const double df = static_cast<double>(count - 1);
     if (se > 0) p2[s] = std::min(1.0, 2.0 * studentTUpperTail(std::fabs(stats[s].mean) / se, df));
     else p2[s] = stats[s].mean == 0.0 ? 1.0 : 0.0;  // identical ratios in every pair
   }
   const std::vector<double> holm = holmAdjust(p2);
-  (void)calibration;
   // Every look is tested at Pocock's per-look level for maxLooks looks, so the error over all
   // looks stays at familyWiseAlpha. Holm's first step compares with pocock(alpha/k); the later
   // steps use the same per-test level times their multiplicity, which is conservative (the
@@ -343,7 +354,7 @@ std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const Lo
       continue;
     }
     const double df = static_cast<double>(v.pairs - 1);
-    const double se = std::max(stats[s].sd / std::sqrt(static_cast<double>(v.pairs)), policy.seFloor);
+    const double se = std::max(stats[s].sd / std::sqrt(static_cast<double>(v.pairs)), floors[s]);
     const double qSim = tq(1.0 - perShapeAlpha / 2.0, df);
     const double qTost = tq(1.0 - tostAlpha, df);
     const double simWidth = std::exp(qSim * se), tostWidth = std::exp(qTost * se);

@@ -108,11 +108,20 @@ struct ShapeNoise {
   // The practical threshold recorded with the calibration: the policy margin (clamped). Verdicts
   // take delta from the policy, so a ledger's older noise-derived delta is never used again.
   double delta = 0.0;
+  // The process-means fallback: when the A/A's worker sessions disagree beyond their blocks
+  // (ReplicationUnit::ProcessMean), the sd of one session's mean log ratio. A verdict's SE is
+  // never below it divided by the square root of the sessions the round ran (Calibration::
+  // forSessions): blocks from one process cannot be more certain than processes disagree. 0 when
+  // the block is a valid unit.
+  double processSd = 0.0;
 };
 
 struct Calibration {
   std::vector<ShapeNoise> shapes;
   const ShapeNoise* find(const std::string& label) const;
+  // The same calibration with every processSd divided by sqrt(sessions): the SE floor of a
+  // measurement made of that many independent worker sessions.
+  Calibration forSessions(int sessions) const;
 };
 
 // The A/A's noise per shape (sd and q975 of the log ratios, for the records) and delta = the

@@ -370,6 +370,30 @@ TEST_CASE("harness check: a process-level component falls back to process means"
   CHECK((checkHarness(aaSessions(0.001, 8, {0.0, 0.0, 0.0}, 0.0, 63), p).shapes[0].unit == ReplicationUnit::Block));
 }
 
+TEST_CASE("process-means fallback: the session sd floors every verdict's SE, divided over the sessions") {
+  GatePolicy p;
+  HarnessCheck h = checkHarness(aaSessions(0.001, 8, {-0.004, 0.0, 0.004}, 0.0, 63), p);
+  REQUIRE(h.calibration.shapes.size() == 1);
+  const double processSd = h.calibration.shapes[0].processSd;
+  CHECK(processSd == doctest::Approx(h.shapes[0].betweenSd));
+  CHECK(h.calibration.forSessions(4).shapes[0].processSd == doctest::Approx(processSd / 2.0));
+  CHECK(checkHarness(aaSessions(0.001, 8, {0.0, 0.0, 0.0}, 0.0, 63), p).calibration.shapes[0].processSd == 0.0);
+  // One session of 8 quiet blocks reading 1% slower: significant on blocks alone (a noted
+  // slowdown within the margin); with the floor of sessions that scatter by ~0.4% it cannot be
+  // told from a process effect, and the interval widens accordingly.
+  PairedRuns r{h.calibration.shapes[0].label, {}, {}};
+  for (int i = 0; i < 8; ++i) {
+    r.best.push_back(1.0 + 0.0005 * (i % 2));
+    r.candidate.push_back(0.99 * (1.0 + 0.0005 * ((i + 1) % 2)));
+  }
+  const auto bare = compareShapes({r}, Calibration{}, p);
+  const auto floored = compareShapes({r}, h.calibration, p);
+  CHECK(bare[0].slowedWithinDelta);
+  CHECK_FALSE(floored[0].slowedWithinDelta);
+  CHECK(floored[0].ratio == doctest::Approx(bare[0].ratio));
+  CHECK(std::log(floored[0].ciHigh / floored[0].ciLow) > 3.0 * std::log(bare[0].ciHigh / bare[0].ciLow));
+}
+
 TEST_CASE("harness check: blocks needed for the target MDE, and a harness too noisy to reach it") {
   GatePolicy p;
   // 1.2% per block: 8 blocks miss the 2% target (MDE ~2.3%); more blocks reach it.
