@@ -242,7 +242,8 @@ TEST_CASE("toYaml round-trips every field") {
   std::string yaml = with("target_shapes", "[s1, s2, s3, s4]") +
                      "representative_shapes: [s1, s3, s4]\n"
                      "gate: {regression_pct: 4.5, near_noise_pct: 1.5, near_noise_remeasures: 4, "
-                     "chain_drop_pct: 0.5, pairs: 6, max_pairs: 12, family_alpha: 0.01}\n"
+                     "chain_drop_pct: 0.5, pairs: 6, max_pairs: 12, family_alpha: 0.01, margin_pct: 2.5, "
+                     "target_mde_pct: 3, max_looks: 2}\n"
                      "executor: {kind: slurm, partition: p, gres: 'gpu:1', time: '1:00:00', "
                      "account: acc, extra_args: [--exclusive]}\n"
                      "timeouts: {build: 100, test: 200, bench: 300, hang: 400}\n"
@@ -258,6 +259,9 @@ TEST_CASE("toYaml round-trips every field") {
   CHECK(back.representativeShapes == m.representativeShapes);
   CHECK(back.gate.familyAlpha == m.gate.familyAlpha);
   CHECK(back.gate.nearNoisePct == m.gate.nearNoisePct);
+  CHECK(back.gate.marginPct == 2.5);
+  CHECK(back.gate.targetMdePct == 3.0);
+  CHECK(back.gate.maxLooks == 2);
   CHECK(back.executor.account == "acc");
   CHECK((back.gitBranch.kind == GitBranch::Kind::Named));
   CHECK(back.gitBranch.name == "feature/x");

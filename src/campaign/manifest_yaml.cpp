@@ -80,6 +80,9 @@ std::string toYaml(const Manifest& m) {
   e << YAML::Key << "pairs" << YAML::Value << m.gate.pairs;
   e << YAML::Key << "max_pairs" << YAML::Value << m.gate.maxPairs;
   e << YAML::Key << "family_alpha" << YAML::Value << m.gate.familyAlpha;
+  e << YAML::Key << "margin_pct" << YAML::Value << m.gate.marginPct;
+  e << YAML::Key << "target_mde_pct" << YAML::Value << m.gate.targetMdePct;
+  e << YAML::Key << "max_looks" << YAML::Value << m.gate.maxLooks;
   e << YAML::EndMap;
 
   e << YAML::Key << "executor" << YAML::Value << YAML::BeginMap;
