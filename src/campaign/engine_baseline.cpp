@@ -24,6 +24,10 @@ namespace ev = detail::ev;
 
 namespace {
 
+// Worker sessions of the BASELINE A/A: three, so a process-level variance component shows as a
+// spread of the per-session means beyond what the blocks inside each session explain.
+constexpr int kAaSessions = 3;
+
 Refusal broken(const Session& s, std::string why, std::vector<std::string> details = {}) {
   Refusal r = s.refuse(RefusalCode::BaselineBroken, std::move(why), "");
   r.details = std::move(details);
@@ -109,7 +113,7 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   const RoundPaths rp = s.paths.round(1);
   rp.createLayout();
   auto executor = detail::makeExecutorFor(options_, m);
-  const double total = 2.0 + 2.0 * std::max(5, m.gate.pairs) + 2.0;
+  const double total = 2.0 + 2.0 * std::max(kAaSessions * m.gate.pairs, std::max(4, m.gate.pairs + 1)) + 2.0;
 
   // Build and test the working tree (the baseline commit).
   if (!m.buildCommand.empty()) {
@@ -134,11 +138,23 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
     s.clearStep();
     return broken(s, err);
   }
-  // A/A: the same build measured interleaved against itself.
-  const int pairs = std::max(5, m.gate.pairs);
+  // A/A: the same build measured interleaved against itself. With workers: kAaSessions fresh
+  // worker sessions of one look each, so the harness check can compare processes; with process
+  // pairs, an even number of pairs (each order equally often).
+  const measure::GatePolicy policy = gatePolicyFor(m);
   MeasurementPlan plan = detail::planFor(s, true, s.paths.bestWorktree, rp.artifacts / "runs", tag);
   MeasurementRunner runner(*executor, options_.seedSource);
-  auto runs = runner.run(plan, 0, pairs, ctx, 2, total);
+  std::vector<PairRun> runs;
+  if (plan.workers) {
+    const int blocks = policy.blocksPerLook;
+    for (int session = 0; session < kAaSessions && !ctx.cancel.cancelled(); ++session) {
+      auto more = runner.run(plan, session * blocks, blocks, ctx, 2 + 2.0 * session * blocks, total);
+      for (auto& p : more) runs.push_back(std::move(p));
+    }
+  } else {
+    const int pairs = std::max(4, m.gate.pairs + m.gate.pairs % 2);
+    runs = runner.run(plan, 0, pairs, ctx, 2, total);
+  }
   s.checkpoint("baseline:after-pairs");
   if (ctx.cancel.cancelled()) {
     detail::discardMeasurement(s, 1, tag);
@@ -181,10 +197,37 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
       return broken(s, "the baseline benchmark is not clean", problems);
     }
   }
-  const measure::GatePolicy policy = gatePolicyFor(m);
-  const measure::Calibration calibration = measure::calibrateAa(assembled.runs, policy);
+  measure::Calibration calibration = measure::calibrateAa(assembled.runs, policy);
+  // The harness check (workers): no A/A bias, blocks a valid unit across processes, and enough
+  // blocks per look to see a targetMde change. A harness that cannot is refused, not trusted.
+  std::optional<measure::HarnessCheck> harness;
+  if (plan.workers) {
+    std::vector<std::vector<measure::PairedRuns>> perSession(kAaSessions);
+    for (int session = 0; session < kAaSessions; ++session) {
+      std::vector<PairRun> mine;
+      for (const auto& p : runs) {
+        if (p.session == session) mine.push_back(p);
+      }
+      perSession[static_cast<std::size_t>(session)] = assemble(mine, header, labels).runs;
+    }
+    harness = measure::checkHarness(perSession, policy);
+    if (!harness->ok) {
+      s.clearStep();
+      std::vector<std::string> details = harness->problems;
+      for (const auto& sh : harness->shapes) details.push_back(sh.message);
+      return broken(s,
+                    "the harness cannot support the gate: its A/A is biased, or it cannot reach a " +
+                        detail::percentText(policy.targetMde) + " minimum detectable change within " + std::to_string(policy.maxBlocks) +
+                        " blocks per look; fix the harness (longer batches: bench.batch_ms, a quieter "
+                        "machine), or raise gate.target_mde_pct knowingly",
+                    details);
+    }
+    // Per-session noise, and the process-means floor of the shapes whose sessions disagree.
+    calibration = harness->calibration;
+  }
   // The gate's own A/A check: the same build against itself should be SAME almost everywhere.
-  const auto aaVerdicts = measure::compareShapes(assembled.runs, calibration, policy);
+  const auto aaVerdicts =
+      measure::compareShapes(assembled.runs, calibration.forSessions(plan.workers ? kAaSessions : 1), policy);
   int aaSame = 0;
   for (const auto& v : aaVerdicts) aaSame += v.verdict == measure::Verdict::Same ? 1 : 0;
   const auto rows = detail::shapeRows(assembled, runs, nullptr);
@@ -295,7 +338,7 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   json calibrationJson = json::array();
   for (const auto& n : calibration.shapes) {
     calibrationJson.push_back(
-        {{"label", n.label}, {"pairs", n.pairs}, {"sd_log_ratio", n.sdLogRatio}, {"q975", n.q975}, {"delta", n.delta}});
+        {{"label", n.label}, {"pairs", n.pairs}, {"sd_log_ratio", n.sdLogRatio}, {"q975", n.q975}, {"delta", n.delta}, {"process_sd", n.processSd}});
   }
   s.record(ev::kBaselineRecorded, 1,
            json{{"commit", head},
@@ -309,6 +352,7 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
                 {"manifest_sha256", manifestSha},
                 {"pairs", assembled.usablePairs},
                 {"aa_same", aaSame},
+                {"harness", harness ? detail::harnessToJson(*harness) : json(nullptr)},
                 {"aa_shapes", aaVerdicts.size()},
                 {"measurement", tag}});
 

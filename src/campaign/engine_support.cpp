@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <system_error>
 
@@ -215,9 +216,44 @@ measure::Calibration calibrationOf(const Session& session) {
     n.sdLogRatio = s.value("sd_log_ratio", 0.0);
     n.q975 = s.value("q975", 0.0);
     n.delta = s.value("delta", 0.0);
+    n.processSd = s.value("process_sd", 0.0);
     c.shapes.push_back(n);
   }
   return c;
+}
+
+nlohmann::json harnessToJson(const measure::HarnessCheck& check) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& sh : check.shapes) {
+    shapes.push_back({{"label", sh.label},
+                      {"blocks", sh.blocks},
+                      {"processes", sh.processes},
+                      {"bias", sh.bias},
+                      {"bias_limit", sh.biasLimit},
+                      {"within_se", sh.withinSe},
+                      {"between_sd", sh.betweenSd},
+                      {"unit", measure::toString(sh.unit)},
+                      {"sd_per_unit", sh.sdPerUnit},
+                      {"units_needed", sh.unitsNeeded},
+                      {"mde_at_plan", sh.mdeAtPlan},
+                      {"message", sh.message}});
+  }
+  return {{"ok", check.ok}, {"blocks_per_look", check.blocksPerLook}, {"shapes", shapes}, {"problems", check.problems}};
+}
+
+int blocksPerLookOf(const Session& session, const measure::GatePolicy& policy) {
+  const auto* e = session.last(ev::kBaselineRecorded);
+  if (e && e->payload.contains("harness") && e->payload["harness"].is_object()) {
+    const int blocks = e->payload["harness"].value("blocks_per_look", 0);
+    if (blocks > 0) return std::max(blocks, policy.blocksPerLook);
+  }
+  return policy.blocksPerLook;
+}
+
+std::string percentText(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * fraction);
+  return buf;
 }
 
 MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestTree, const fs::path& runsDir,

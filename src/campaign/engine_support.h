@@ -57,6 +57,12 @@ std::vector<std::string> expectedLabels(const Session& session, bool full);
 std::string frozenHeader(const Session& session);
 std::vector<std::string> representativeShapes(const Session& session);
 measure::Calibration calibrationOf(const Session& session);
+// The BASELINE harness check as recorded in the ledger, and the blocks per look it asked for
+// (the policy's when the campaign measured process pairs, or was baselined before the check).
+nlohmann::json harnessToJson(const measure::HarnessCheck& check);
+int blocksPerLookOf(const Session& session, const measure::GatePolicy& policy);
+// 0.02 -> "2.0%"
+std::string percentText(double fraction);
 
 // Result rows from the gate's verdicts and the pairs.
 std::vector<ShapeRow> shapeRows(const AssembledRuns& assembled, const std::vector<PairRun>& pairs,

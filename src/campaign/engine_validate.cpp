@@ -8,6 +8,7 @@
 #include <cmath>
 #include <system_error>
 
+#include "campaign/campaign_peak.h"
 #include "campaign/engine.h"
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_steps.h"
@@ -59,17 +60,12 @@ std::vector<std::string> changedSettings(const lineage::GitRepo& repo, const std
   return out;
 }
 
+// The device's measured ceiling, else its datasheet, else the arch's (campaign_peak.h): the same
+// choice T2 makes, so the audit fires at what the hardware the campaign runs on can do.
 std::optional<double> peakFor(const Manifest& m, const measure::PrimaryMetric& metric) {
-  const auto lookup = device::lookupPeak("", m.targetGpu);
-  if (!lookup.entry) return std::nullopt;
-  const std::string unit = metric.unit();
-  if (unit == "TFLOPS") {
-    const bool fp8 = util::containsIgnoreCase(m.targetOp, "fp8");
-    if (fp8 && lookup.entry->fp8DenseTflops) return *lookup.entry->fp8DenseTflops;
-    return lookup.entry->bf16DenseTflops > 0 ? std::optional<double>(lookup.entry->bf16DenseTflops) : std::nullopt;
-  }
-  if (unit == "GB/s") return lookup.entry->hbmGBps > 0 ? std::optional<double>(lookup.entry->hbmGBps) : std::nullopt;
-  return std::nullopt;
+  const auto choice = campaignPeak(m, metric);
+  if (!choice) return std::nullopt;
+  return choice->value;
 }
 
 measure::ScoreVector scoresOf(const std::vector<ShapeRow>& rows, const measure::PrimaryMetric& metric, bool candidate) {
@@ -279,8 +275,11 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
       // re-rolled it until its preview looked good), so none of them may become the verdict.
       s.beginStep(round, "validate", json{{"tag", tags.back()}});
       int batches = 0;
+      // Every look adds the same number of fresh pairs (blocks): the per-look levels of the gate
+      // assume equally spaced information.
+      const int perLook = plan.workers ? detail::blocksPerLookOf(s, policy) : policy.defaultPairs;
       if (pairs.empty()) {
-        auto fresh = runner.run(plan, 0, policy.defaultPairs, ctx, done, total);
+        auto fresh = runner.run(plan, 0, perLook, ctx, done, total);
         done += 2.0 * fresh.size();
         pairs = std::move(fresh);
       }
@@ -300,8 +299,10 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
         input.bestPassLabels = assembled.bestPassLabels;
         input.candidateChecks = assembled.candidateChecks;
         input.runs = assembled.runs;
-        input.calibration = detail::calibrationOf(s);
+        // Worker mode: every look is one fresh pair of worker sessions.
+        input.calibration = detail::calibrationOf(s).forSessions(plan.workers ? batches + 1 : 1);
         input.remeasureBatches = batches;
+        input.look = batches + 1;
         // Chain integrity compares like with like: only when the recorded best was measured on
         // the same shape set.
         auto bestRecord = detail::roundRecord(s, s.state.bestRound.value_or(1));
@@ -320,10 +321,12 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
         }
         gate = measure::evaluateGate(input, policy);
         if (gate->decision != measure::Decision::Remeasure || assembled.schemaDrift || assembled.shapeSetDrift) break;
-        const int room = policy.maxPairs - static_cast<int>(pairs.size());
+        // The gate returns REMEASURE only while looks remain; the pair cap bounds process pairs.
+        const int room = plan.workers ? perLook : policy.maxPairs - static_cast<int>(pairs.size());
         if (room <= 0) break;
-        const int add = std::max(1, std::min(gate->pairsToAdd > 0 ? gate->pairsToAdd : policy.remeasurePairs, room));
-        ctx.report(done, total, "gate says REMEASURE: " + std::to_string(add) + " more interleaved pairs");
+        const int add = plan.workers ? perLook
+                                     : std::max(1, std::min(gate->pairsToAdd > 0 ? gate->pairsToAdd : policy.remeasurePairs, room));
+        ctx.report(done, total, "gate says REMEASURE: look " + std::to_string(batches + 2) + ", " + std::to_string(add) + " more interleaved pairs");
         auto more = runner.run(plan, static_cast<int>(pairs.size()), add, ctx, done, total);
         done += 2.0 * more.size();
         for (auto& p : more) pairs.push_back(std::move(p));

@@ -8,6 +8,7 @@
 #include <set>
 #include <system_error>
 
+#include "campaign/gate_policy.h"
 #include "campaign/interleaved_runner.h"
 #include "exec/output_tail.h"
 #include "measure/frozen_schema.h"
@@ -55,19 +56,7 @@ measure::PrimaryMetric measureMetric(const Manifest& m) {
   return measure::PrimaryMetric{};
 }
 
-measure::GatePolicy gatePolicyFor(const Manifest& m) {
-  measure::GatePolicy p;
-  p.familyWiseAlpha = m.gate.familyAlpha;
-  p.regressionTolerance = m.gate.regressionPct / 100.0;
-  p.nearNoiseGain = m.gate.nearNoisePct / 100.0;
-  p.nearNoiseRemeasures = m.gate.nearNoiseRemeasures;
-  p.chainDrop = m.gate.chainDropPct / 100.0;
-  p.defaultPairs = m.gate.pairs;
-  p.maxPairs = std::max(m.gate.maxPairs, m.gate.pairs);
-  p.remeasurePairs = std::max(1, std::min(m.gate.pairs, p.maxPairs - p.defaultPairs));
-  p.minPairs = std::min(p.minPairs, p.defaultPairs);
-  return p;
-}
+measure::GatePolicy gatePolicyFor(const Manifest& m) { return gatePolicyFromManifest(m); }
 
 namespace {
 
