@@ -486,6 +486,7 @@ class Device:
         self._reset_l2 = self._find_reset_persisting_l2()
         self._probe = torch.zeros(1, dtype=torch.int32, device=self.dev)
         self._cycles_per_ms = self._calibrate_spin()
+        self.join_ms = self._calibrate_join()
 
     def _find_reset_persisting_l2(self):
         """cudaCtxResetPersistingL2Cache from the runtime torch already loaded (pygpubench PR #49).
@@ -532,6 +533,22 @@ class Device:
         self._sync()
         ms = self._elapsed(start, end)
         return 2_000_000 / ms if ms > 0 else 0.0
+
+    def _calibrate_join(self):
+        """What a join itself adds to an event time: start event, device-wide synchronize, end event
+        on an idle GPU (the host's wake-up and the end event's launch). A joined call reads about
+        its kernel time plus this, so the escape bound adds it instead of guessing it."""
+        stream = self.stream()
+        start, end = self.event(), self.event()
+        times = []
+        for _ in range(7):
+            self._sync()
+            self._record(start, stream)
+            self._sync()
+            self._record(end, stream)
+            self._sync()
+            times.append(self._elapsed(start, end))
+        return median(times)
 
     def synchronize(self):
         self._sync()
@@ -609,6 +626,7 @@ class CpuDevice:
     stream to escape to); the cache flush is a 2x-LLC buffer; there is no persisting L2."""
 
     can_escape = False
+    join_ms = 0.0
 
     def __init__(self):
         if torch is None:
@@ -990,7 +1008,8 @@ def _max_abs_err_t(refs, outs):
 SPIN_FLOOR_MS = 0.2  # the least spin in front of a batch
 SPIN_CAP_MS = 1000.0  # a batch longer than this to queue loses its head start for the rest
 SPIN_MARGIN = 1.25  # spin this much longer than the host is expected to take to queue the calls
-ESCAPE_RATIO, ESCAPE_SLACK_MS = 1.5, 0.020  # a joined call this far above the queued median escaped
+ESCAPE_RATIO, ESCAPE_SLACK_MS = 1.5, 0.020  # a joined call this far above the queued median (plus the
+#                                            join's own cost, Device.join_ms) escaped
 CLI_BATCH = 16  # CLI mode: queued calls per batch
 WARMUP_BATCH = 8
 
@@ -1215,7 +1234,7 @@ class ShapeBench:
         event_ms = sum(times)
         if dev.can_escape:
             med = median(queued)
-            bound = ESCAPE_RATIO * med + ESCAPE_SLACK_MS
+            bound = ESCAPE_RATIO * med + dev.join_ms + ESCAPE_SLACK_MS
             for j, i in enumerate(sorted(joined)):
                 if not times[i] > bound:
                     continue
@@ -1268,7 +1287,8 @@ class ShapeBench:
         self.host_ms[direction] = queue_s * 1e3 / max(1, total - n_joined)
         if keep:
             self.times[direction].extend(queued)
-        return {"times": queued, "errors": errors, "wall_ms": wall_ms, "idle_probe_us": probe, "problems": problems}
+        return {"times": queued, "errors": errors, "wall_ms": wall_ms, "idle_probe_us": probe, "problems": problems,
+                "joined_ms": [times[i] for i in sorted(joined)]}
 
     def warmup(self, direction, n_plain):
         """`n_plain` plain calls (compiles, autotunes; a random count, so the phase cannot be found
