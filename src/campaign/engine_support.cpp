@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 #include <system_error>
 
@@ -10,6 +9,7 @@
 #include "campaign/lineage/git_process.h"
 #include "campaign/lineage/git_repo.h"
 #include "campaign/records/trend_table.h"
+#include "exec/cpu_affinity.h"
 #include "exec/executor_config.h"
 #include "measure/scoring.h"
 #include "util/atomic_file.h"
@@ -250,12 +250,6 @@ int blocksPerLookOf(const Session& session, const measure::GatePolicy& policy) {
   return policy.blocksPerLook;
 }
 
-std::string percentText(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * fraction);
-  return buf;
-}
-
 MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestTree, const fs::path& runsDir,
                         const std::string& tag) {
   const Manifest& m = session.manifest;
@@ -278,6 +272,7 @@ MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestT
   plan.schemaKind = measureSchemaKind(m);
   plan.custom = measureCustomSchema(m);
   plan.workers = m.bench.protocol == BenchProtocol::Worker;
+  if (plan.workers) plan.workerCpu = exec::benchWorkerCpu(exec::allowedCpus());
   plan.batchMs = m.bench.batchMs;
   // A full measurement is sharded over the manifest's devices once the shape list is known (from
   // the manifest, else frozen at BASELINE; the baseline's own first table is never sharded when

@@ -61,8 +61,6 @@ measure::Calibration calibrationOf(const Session& session);
 // (the policy's when the campaign measured process pairs, or was baselined before the check).
 nlohmann::json harnessToJson(const measure::HarnessCheck& check);
 int blocksPerLookOf(const Session& session, const measure::GatePolicy& policy);
-// 0.02 -> "2.0%"
-std::string percentText(double fraction);
 
 // Result rows from the gate's verdicts and the pairs.
 std::vector<ShapeRow> shapeRows(const AssembledRuns& assembled, const std::vector<PairRun>& pairs,

@@ -76,6 +76,7 @@ exec::WorkerSpec specFor(const MeasurementPlan& plan, bool candidate, const fs::
   spec.env = cmd.env;
   spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
   spec.stderrPath = log;
+  spec.cpu = plan.workerCpu;
   return spec;
 }
 

@@ -74,6 +74,9 @@ struct MeasurementPlan {
   // fresh processes of the command writing the frozen-schema CSV.
   bool workers = false;
   double batchMs = 5.0;  // the best arm's time per batch the worker runner aims at
+  // The one CPU both workers are pinned to (exec/cpu_affinity.h: cores differ in speed, and a
+  // process stays on its core); none: not pinned.
+  std::optional<int> workerCpu;
 };
 
 class MeasurementRunner {

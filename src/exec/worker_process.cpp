@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -127,6 +128,9 @@ bool WorkerProcess::start(const WorkerSpec& spec) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   const std::string cwd = spec.cwd.string();
+  cpu_set_t pinned;
+  CPU_ZERO(&pinned);
+  if (spec.cpu) CPU_SET(*spec.cpu, &pinned);
 
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -144,6 +148,7 @@ bool WorkerProcess::start(const WorkerSpec& spec) {
     ::dup2(out[1], 1);
     ::dup2(logFd, 2);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    if (spec.cpu && ::sched_setaffinity(0, sizeof pinned, &pinned) != 0) ::_exit(126);
     ::execve(program.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }

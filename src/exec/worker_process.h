@@ -24,6 +24,7 @@ struct WorkerSpec {
   std::map<std::string, std::string> env;       // added to (and overriding) kopt's environment
   std::filesystem::path cwd;                    // empty: kopt's cwd
   std::filesystem::path stderrPath;             // required: the worker's log (created/truncated)
+  std::optional<int> cpu;                       // pin the worker (and what it starts) to this CPU
 };
 
 // What reading a reply line came to.

@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
+#include "exec/cpu_affinity.h"
 #include "exec/process_group.h"
 #include "exec/test_support.h"
 
@@ -109,6 +112,24 @@ TEST_CASE("a reply line longer than the limit is refused") {
   REQUIRE(w.writeLine("x"));
   std::string line;
   CHECK(w.readLine(line, 10s, CancellationToken{}, 1000) == LineStatus::TooLong);
+}
+
+TEST_CASE("a pinned worker, and what it starts, runs on that CPU alone") {
+  TempDir dir("kopt-worker-cpu");
+  const std::set<int> cpus = kopt::exec::allowedCpus();
+  REQUIRE_FALSE(cpus.empty());
+  WorkerSpec spec;
+  // A child of the worker reports its own affinity: the pin is inherited by everything it starts.
+  spec.argv = {"/bin/sh", "-c", "read l; sh -c 'grep Cpus_allowed_list /proc/self/status'"};
+  spec.stderrPath = dir / "worker.log";
+  spec.cpu = *cpus.rbegin();
+  WorkerProcess w;
+  REQUIRE(w.start(spec));
+  REQUIRE(w.writeLine("go"));
+  std::string line;
+  REQUIRE(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Line);
+  CHECK(line.substr(line.find_last_of(" \t") + 1) == std::to_string(*cpus.rbegin()));
+  w.terminate();
 }
 
 TEST_CASE("a worker that cannot start says why") {
