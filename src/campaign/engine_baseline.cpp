@@ -11,6 +11,7 @@
 #include "campaign/engine_steps.h"
 #include "campaign/engine_support.h"
 #include "campaign/lineage/git_repo.h"
+#include "measure/percent_format.h"
 #include "util/atomic_file.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -217,7 +218,7 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
       for (const auto& sh : harness->shapes) details.push_back(sh.message);
       return broken(s,
                     "the harness cannot support the gate: its A/A is biased, or it cannot reach a " +
-                        detail::percentText(policy.targetMde) + " minimum detectable change within " + std::to_string(policy.maxBlocks) +
+                        measure::percentText(policy.targetMde) + " minimum detectable change within " + std::to_string(policy.maxBlocks) +
                         " blocks per look; fix the harness (longer batches: bench.batch_ms, a quieter "
                         "machine), or raise gate.target_mde_pct knowingly",
                     details);
@@ -369,6 +370,11 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   result.pairs = assembled.usablePairs;
   result.aaSameShapes = aaSame;
   result.aaShapes = static_cast<int>(aaVerdicts.size());
+  result.marginPct = 100.0 * policy.margin;
+  if (harness) {
+    result.blocksPerLook = harness->blocksPerLook;
+    for (const auto& sh : harness->shapes) result.harness.push_back(sh.message);
+  }
   result.benchmarkCsv = rp.benchmarkCsv.string();
   result.summaryPath = rp.summary.string();
   result.phase = s.state.phase;

@@ -130,6 +130,10 @@ struct BaselineResult {
   std::vector<std::string> frozen;  // names of the frozen entries
   int pairs = 0;                    // A/A pairs measured
   int aaSameShapes = 0, aaShapes = 0;  // the gate's verdict on the A/A pairs: SAME on this many shapes
+  double marginPct = 0.0;           // every verdict's delta: the policy margin
+  // Worker mode: the harness check (one line per shape) and the blocks each validation look runs.
+  std::vector<std::string> harness;
+  int blocksPerLook = 0;
   std::string benchmarkCsv;
   std::string summaryPath;
   Phase phase = Phase::Analyze;
