@@ -36,7 +36,7 @@ new_campaign() {
   repo="$W/$1/repo"
   make_cpu_kernel_repo "$repo"
   # Few pairs: this test is about where commands run, not about the gate (CI time).
-  python3 - "$KOPT_SOURCE_DIR/manifests/cpu_gemm.yaml" "executor: $2" "gate: {pairs: 4, max_pairs: 4}" "${@:3}" >"$W/$1/manifest.yaml" <<'PY'
+  python3 - "$KOPT_SOURCE_DIR/manifests/cpu_gemm.yaml" "executor: $2" "gate: {pairs: 4, max_pairs: 4}" "bench: {protocol: csv}" "${@:3}" >"$W/$1/manifest.yaml" <<'PY'
 import sys
 lines, overrides = open(sys.argv[1]).read().splitlines(), sys.argv[2:]
 keys = {o.split(":", 1)[0] for o in overrides}
