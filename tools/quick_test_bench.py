@@ -535,20 +535,24 @@ class Device:
         return 2_000_000 / ms if ms > 0 else 0.0
 
     def _calibrate_join(self):
-        """What a join itself adds to an event time: start event, device-wide synchronize, end event
-        on an idle GPU (the host's wake-up and the end event's launch). A joined call reads about
-        its kernel time plus this, so the escape bound adds it instead of guessing it."""
+        """What a join itself adds to an event time: start event, device-wide synchronize, end event,
+        in the conditions of a joined call in a batch: queued behind a spin, so the host has waited
+        (and may have slept) in the synchronize before it records the end event. A joined call reads
+        about its kernel time plus this, so the escape bound adds it instead of guessing it. The
+        largest of 9: a bound an honest kernel crosses by the host's wake-up alone is a false alarm
+        (H200: a 18 us matmul read 92-99 us joined with the idle-GPU calibration)."""
         stream = self.stream()
         start, end = self.event(), self.event()
         times = []
-        for _ in range(7):
+        for _ in range(9):
             self._sync()
+            self.spin(1.0)
             self._record(start, stream)
             self._sync()
             self._record(end, stream)
             self._sync()
             times.append(self._elapsed(start, end))
-        return median(times)
+        return max(times)
 
     def synchronize(self):
         self._sync()
@@ -1008,8 +1012,11 @@ def _max_abs_err_t(refs, outs):
 SPIN_FLOOR_MS = 0.2  # the least spin in front of a batch
 SPIN_CAP_MS = 1000.0  # a batch longer than this to queue loses its head start for the rest
 SPIN_MARGIN = 1.25  # spin this much longer than the host is expected to take to queue the calls
-ESCAPE_RATIO, ESCAPE_SLACK_MS = 1.5, 0.020  # a joined call this far above the queued median (plus the
-#                                            join's own cost, Device.join_ms) escaped
+# A joined call this far above the queued median (plus the join's own measured cost, Device.join_ms,
+# plus a slack) escaped. The slack is the host's wake-up after a long synchronize, which the
+# calibration does not capture reliably: on the H200 honest 6-40 us kernels read 94-171 us joined
+# (docs/gpu-validation.md). Escapes shorter than the slack are left to the unwritten-output check.
+ESCAPE_RATIO, ESCAPE_SLACK_MS = 1.5, 0.25
 CLI_BATCH = 16  # CLI mode: queued calls per batch
 WARMUP_BATCH = 8
 
