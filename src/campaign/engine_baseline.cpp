@@ -146,27 +146,31 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   MeasurementPlan plan = detail::planFor(s, true, s.paths.bestWorktree, rp.artifacts / "runs", tag);
   MeasurementRunner runner(*executor, options_.seedSource);
   std::vector<PairRun> runs;
-  if (plan.workers) {
+  // kAaSessions more worker sessions (sessions are numbered by the runner, so a second call
+  // continues the numbering); returns false when the user cancelled or a run was lost.
+  int sessionsRun = 0;
+  auto runAaSessions = [&]() {
     const int blocks = policy.blocksPerLook;
-    for (int session = 0; session < kAaSessions && !ctx.cancel.cancelled(); ++session) {
-      auto more = runner.run(plan, session * blocks, blocks, ctx, 2 + 2.0 * session * blocks, total);
+    for (int i = 0; i < kAaSessions && !ctx.cancel.cancelled(); ++i, ++sessionsRun) {
+      auto more = runner.run(plan, sessionsRun * blocks, blocks, ctx, 2 + 2.0 * sessionsRun * blocks, total);
       for (auto& p : more) runs.push_back(std::move(p));
     }
+    return !ctx.cancel.cancelled() && runner.lostRun().empty();
+  };
+  auto stopped = [&]() -> Outcome<BaselineResult> {
+    detail::discardMeasurement(s, 1, tag);
+    s.clearStep();
+    if (!runner.lostRun().empty()) return detail::lostRunFailure("run_baseline", runner.lostRun());
+    return toolFailure("run_baseline was cancelled; nothing was recorded", "", "call run_baseline again");
+  };
+  if (plan.workers) {
+    if (!runAaSessions()) return stopped();
   } else {
     const int pairs = std::max(4, m.gate.pairs + m.gate.pairs % 2);
     runs = runner.run(plan, 0, pairs, ctx, 2, total);
   }
   s.checkpoint("baseline:after-pairs");
-  if (ctx.cancel.cancelled()) {
-    detail::discardMeasurement(s, 1, tag);
-    s.clearStep();
-    return toolFailure("run_baseline was cancelled; nothing was recorded", "", "call run_baseline again");
-  }
-  if (!runner.lostRun().empty()) {
-    detail::discardMeasurement(s, 1, tag);
-    s.clearStep();
-    return detail::lostRunFailure("run_baseline", runner.lostRun());
-  }
+  if (ctx.cancel.cancelled() || !runner.lostRun().empty()) return stopped();
   detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tag + ".json"), tag, "", true, runs);
   const std::vector<std::string> wanted = m.targetShapes.all ? std::vector<std::string>{} : m.targetShapes.labels;
   // The shape set is the first run's (or the manifest's list); every other run must match it.
@@ -187,34 +191,56 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
     }
   }
   AssembledRuns assembled = assemble(runs, header, labels);
-  {
+  auto uncleanProblems = [&]() {
     std::vector<std::string> problems = assembled.problems;
     for (const auto& [label, check] : assembled.candidateChecks) {
       if (check != measure::Check::Pass) problems.push_back(label + " is " + measure::toString(check));
     }
     if (labels.empty()) problems.push_back("the benchmark reported no shapes");
-    if (!problems.empty()) {
-      s.clearStep();
-      return broken(s, "the baseline benchmark is not clean", problems);
-    }
+    return problems;
+  };
+  if (auto problems = uncleanProblems(); !problems.empty()) {
+    s.clearStep();
+    return broken(s, "the baseline benchmark is not clean", problems);
   }
   measure::Calibration calibration = measure::calibrateAa(assembled.runs, policy);
   // The harness check (workers): no A/A bias, blocks a valid unit across processes, and enough
   // blocks per look to see a targetMde change. A harness that cannot is refused, not trusted.
   std::optional<measure::HarnessCheck> harness;
+  std::vector<std::string> unconfirmedBias;
   if (plan.workers) {
-    std::vector<std::vector<measure::PairedRuns>> perSession(kAaSessions);
-    for (int session = 0; session < kAaSessions; ++session) {
-      std::vector<PairRun> mine;
-      for (const auto& p : runs) {
-        if (p.session == session) mine.push_back(p);
+    // The check over sessions [first, sessionsRun).
+    auto checkSessions = [&](int first) {
+      std::vector<std::vector<measure::PairedRuns>> perSession;
+      for (int session = first; session < sessionsRun; ++session) {
+        std::vector<PairRun> mine;
+        for (const auto& p : runs) {
+          if (p.session == session) mine.push_back(p);
+        }
+        perSession.push_back(assemble(mine, header, labels).runs);
       }
-      perSession[static_cast<std::size_t>(session)] = assemble(mine, header, labels).runs;
+      return measure::checkHarness(perSession, policy);
+    };
+    harness = checkSessions(0);
+    // A bias alarm alone is confirmed on fresh sessions before the harness is refused: a real
+    // order or arm effect reads again, a chance reading (familyWiseAlpha of honest harnesses)
+    // almost never does twice. The verdict is the fresh sessions'; the alarm is recorded.
+    if (harness->failedOnlyOnBias()) {
+      unconfirmedBias = harness->problems;
+      const int first = sessionsRun;
+      if (!runAaSessions()) return stopped();
+      detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tag + ".json"), tag, "", true, runs);
+      assembled = assemble(runs, header, labels);
+      if (auto problems = uncleanProblems(); !problems.empty()) {
+        s.clearStep();
+        return broken(s, "the baseline benchmark is not clean", problems);
+      }
+      harness = checkSessions(first);
     }
-    harness = measure::checkHarness(perSession, policy);
     if (!harness->ok) {
       s.clearStep();
       std::vector<std::string> details = harness->problems;
+      if (!unconfirmedBias.empty()) details.insert(details.begin(), "the A/A read a bias, and fresh sessions read it again:");
       for (const auto& sh : harness->shapes) details.push_back(sh.message);
       return broken(s,
                     "the harness cannot support the gate: its A/A is biased, or it cannot reach a " +
@@ -228,7 +254,7 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   }
   // The gate's own A/A check: the same build against itself should be SAME almost everywhere.
   const auto aaVerdicts =
-      measure::compareShapes(assembled.runs, calibration.forSessions(plan.workers ? kAaSessions : 1), policy);
+      measure::compareShapes(assembled.runs, calibration.forSessions(plan.workers ? sessionsRun : 1), policy);
   int aaSame = 0;
   for (const auto& v : aaVerdicts) aaSame += v.verdict == measure::Verdict::Same ? 1 : 0;
   const auto rows = detail::shapeRows(assembled, runs, nullptr);
@@ -354,6 +380,7 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
                 {"pairs", assembled.usablePairs},
                 {"aa_same", aaSame},
                 {"harness", harness ? detail::harnessToJson(*harness) : json(nullptr)},
+                {"aa_bias_alarm", unconfirmedBias},
                 {"aa_shapes", aaVerdicts.size()},
                 {"measurement", tag}});
 
@@ -374,6 +401,8 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   if (harness) {
     result.blocksPerLook = harness->blocksPerLook;
     for (const auto& sh : harness->shapes) result.harness.push_back(sh.message);
+    for (const auto& alarm : unconfirmedBias)
+      result.harness.push_back("not confirmed by " + std::to_string(kAaSessions) + " fresh sessions (their check above decided): " + alarm);
   }
   result.benchmarkCsv = rp.benchmarkCsv.string();
   result.summaryPath = rp.summary.string();

@@ -181,6 +181,10 @@ HarnessCheck checkHarness(const std::vector<std::vector<PairedRuns>>& perProcess
     return std::expm1(minimumDetectableEffect(sd, static_cast<std::size_t>(n), perShapeAlpha, deltaLog, policy.mdePower,
                                               policy.seFloor));
   };
+  // The bias test runs on every shape: at 2 SE each, five unbiased shapes would refuse one honest
+  // harness in four. Bonferroni over the k shapes keeps the family's false refusal at
+  // familyWiseAlpha (k = 1: 1.96 SE, the "2 SE" of measurement-review 3).
+  const double biasZ = normalQuantile(1.0 - policy.familyWiseAlpha / (2.0 * static_cast<double>(std::max<std::size_t>(k, 1))));
   int planBlocks = std::max(policy.blocksPerLook, 2);
   out.ok = k > 0;
   if (!k) out.problems.push_back("fix the harness: the A/A reported no shapes");
@@ -217,15 +221,14 @@ HarnessCheck checkHarness(const std::vector<std::vector<PairedRuns>>& perProcess
     h.processOk = h.processes >= 2 && h.betweenSd <= policy.harnessBetweenRatio * h.withinSe;
     // Too few sessions to tell: the block stays the unit, but the check has not passed.
     h.unit = h.processOk || h.processes < 2 ? ReplicationUnit::Block : ReplicationUnit::ProcessMean;
-    if (h.unit == ReplicationUnit::Block) {
-      h.sdPerUnit = pooledSd;
-      h.biasSe = h.blocks ? pooledSd / std::sqrt(static_cast<double>(h.blocks)) : 0.0;
-    } else {
-      h.sdPerUnit = h.betweenSd;
-      h.biasSe = h.betweenSd / std::sqrt(static_cast<double>(h.processes));
-    }
-    h.biasSe = std::max(h.biasSe, policy.seFloor);
-    h.biasLimit = std::max(policy.harnessBiasFloor, 2.0 * h.biasSe);
+    h.sdPerUnit = h.unit == ReplicationUnit::Block ? pooledSd : h.betweenSd;
+    // The bias is the mean over every block, so its SE is the blocks' (pooled sd / sqrt(blocks)),
+    // but never below what the session means' own scatter says (betweenSd / sqrt(sessions)):
+    // a session effect within the process check's 1.5x still moves the grand mean.
+    const double blockSe = h.blocks ? pooledSd / std::sqrt(static_cast<double>(h.blocks)) : 0.0;
+    const double sessionSe = h.processes >= 2 ? h.betweenSd / std::sqrt(static_cast<double>(h.processes)) : 0.0;
+    h.biasSe = std::max({blockSe, sessionSe, policy.seFloor});
+    h.biasLimit = std::max(policy.harnessBiasFloor, biasZ * h.biasSe);
     h.biasOk = h.blocks >= 2 && std::fabs(h.bias) <= h.biasLimit;
     // Blocks are run in even counts (ABBA/BAAB stays balanced); sessions in any count >= 2.
     const int first = h.unit == ReplicationUnit::Block ? 4 : 2, step = h.unit == ReplicationUnit::Block ? 2 : 1;
@@ -286,6 +289,16 @@ HarnessCheck checkHarness(const std::vector<std::vector<PairedRuns>>& perProcess
   }
   out.blocksPerLook = planBlocks + planBlocks % 2;
   return out;
+}
+
+bool HarnessCheck::failedOnlyOnBias() const {
+  if (ok || shapes.empty()) return false;
+  bool biased = false;
+  for (const ShapeHarness& h : shapes) {
+    if (!h.reachable || h.processes < 2) return false;
+    biased = biased || !h.biasOk;
+  }
+  return biased;
 }
 
 const char* toString(Verdict verdict) {

@@ -67,7 +67,9 @@ struct GatePolicy {
   double mdePower = 0.95;
   double targetMde = 0.02;
   int maxBlocks = 32;
-  // |A/A bias| must be <= max(harnessBiasFloor, 2 SE); the between-process sd of the per-process
+  // |A/A bias| must be <= max(harnessBiasFloor, z SE), z Bonferroni over the shapes at
+  // familyWiseAlpha (one shape: 1.96); a bias alarm is confirmed on fresh sessions before BASELINE
+  // refuses (engine_baseline.cpp). The between-process sd of the per-process
   // A/A means must be <= harnessBetweenRatio x the within-process SE.
   double harnessBiasFloor = 0.0025;
   double harnessBetweenRatio = 1.5;
@@ -139,7 +141,8 @@ struct ShapeHarness {
   std::string label;
   std::size_t blocks = 0;     // valid A/A blocks over all processes
   std::size_t processes = 0;  // processes with at least 2 valid blocks
-  // A/A bias: the mean log ratio over all blocks, its SE, and the limit max(harnessBiasFloor, 2 SE).
+  // A/A bias: the mean log ratio over all blocks, its SE (the blocks', at least the session means'),
+  // and the limit max(harnessBiasFloor, z SE) with z two-sided at familyWiseAlpha / k shapes.
   double bias = 0.0, biasSe = 0.0, biasLimit = 0.0;
   bool biasOk = false;
   // Process check: sd of the per-process means against the mean over processes of sd/sqrt(n).
@@ -165,6 +168,9 @@ struct HarnessCheck {
   int blocksPerLook = 0;   // what the engine should run per look: max(policy, every Block shape's need), even
   std::vector<std::string> problems;  // one line per failing shape, with the fix ("fix the harness: ...")
   Calibration calibration;  // per shape: pooled sd per block, delta = margin (for the ledger)
+  // True when the check failed only on A/A bias (every shape reachable, checked over >= 2
+  // sessions): the one failure a chance reading can cause, so BASELINE confirms it on fresh sessions.
+  bool failedOnlyOnBias() const;
 };
 
 // `perProcess[p]` is the A/A of worker session p (each shape's blocks as pairs, NaN placeholders

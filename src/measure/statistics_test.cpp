@@ -355,6 +355,40 @@ TEST_CASE("harness check: an A/A that reads a bias is refused") {
   CHECK(h.problems[0].find("fix the harness: s0") == 0);
 }
 
+TEST_CASE("harness check: honest A/As over many shapes are refused for bias at most at the family's alpha") {
+  // Five shapes at 8% per block (a shared 2-vCPU machine): at 2 SE per shape one honest harness
+  // in four would be refused; Bonferroni over the shapes keeps the family near 5%.
+  GatePolicy p;
+  p.targetMde = 0.5;
+  int refused = 0, onlyBias = 0;
+  const int trials = 400;
+  for (int t = 0; t < trials; ++t) {
+    HarnessCheck h = checkHarness(aaSessions(0.08, 8, {0.0, 0.0, 0.0}, 0.0, 5000 + t, 5), p);
+    bool biased = false;
+    for (const auto& s : h.shapes) biased = biased || !s.biasOk;
+    refused += biased;
+    onlyBias += h.failedOnlyOnBias();
+    CHECK(biased == h.failedOnlyOnBias());
+  }
+  CHECK(refused <= trials * 0.075);
+  CHECK(onlyBias == refused);
+  // A real 5% bias on those shapes (3.5 SE) is still found.
+  HarnessCheck real = checkHarness(aaSessions(0.08, 8, {0.0, 0.0, 0.0}, 0.05, 77, 5), p);
+  CHECK_FALSE(real.ok);
+  CHECK(real.failedOnlyOnBias());
+}
+
+TEST_CASE("harness check: the bias SE is never below the session means' scatter") {
+  GatePolicy p;
+  HarnessCheck h = checkHarness(aaSessions(0.001, 8, {-0.004, 0.0, 0.004}, 0.0, 63), p);
+  const ShapeHarness& s = h.shapes[0];
+  CHECK(s.biasSe == doctest::Approx(s.betweenSd / std::sqrt(3.0)));
+  CHECK(s.biasSe > 0.001 / std::sqrt(24.0));
+  // A harness too noisy to reach its target is not a bias alarm to confirm.
+  HarnessCheck noisy = checkHarness(aaSessions(0.05, 8, {0.0, 0.0, 0.0}, 0.2, 65), p);
+  CHECK_FALSE(noisy.failedOnlyOnBias());
+}
+
 TEST_CASE("harness check: a process-level component falls back to process means") {
   GatePolicy p;
   // Sessions read -0.4%, 0, +0.4% with 0.1% per block: blocks of one session are not independent

@@ -1,0 +1,74 @@
+// BASELINE's harness check through the engine, on the fake kernel's bench worker (bench.py
+// --serve, synthetic times): an honest harness passes, an A/A bias alarm is confirmed on fresh
+// worker sessions before it refuses, and a bias that reads again refuses the harness.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "campaign/engine.h"
+#include "campaign/engine_test_support.h"
+#include "util/text.h"
+
+namespace kopt::campaign {
+namespace {
+
+using testing::FakeWorkspace;
+using testing::readText;
+
+// The fake campaign measured by two bench workers, with `config` as the kernel's knobs.
+std::string workerCampaignAtBaselineCall(FakeWorkspace& ws, CampaignEngine& engine, const std::string& config) {
+  testing::writeText(ws.repo / "manifest.yaml",
+                     testing::fakeKernelFile("manifest.yaml") + "bench:\n  protocol: worker\n  batch_ms: 4\n");
+  ws.setConfig(config);
+  ws.git("-c user.name=test -c user.email=test@example.com commit -qam 'worker protocol'");
+  const std::string dir = testing::defineFakeCampaign(engine);
+  REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
+  REQUIRE(engine.prepareEnvironment(dir).ok());
+  REQUIRE(engine.readTips(dir).ok());
+  return dir;
+}
+
+bool anyStartsWith(const std::vector<std::string>& lines, const std::string& prefix) {
+  for (const auto& l : lines)
+    if (l.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("harness check: an honest worker harness passes without an alarm") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = workerCampaignAtBaselineCall(ws, engine, "speed=100\n");
+  auto baseline = engine.runBaseline(dir, {});
+  CHECK(baseline.value().harness.size() == 4);  // one line per shape
+  CHECK_FALSE(anyStartsWith(baseline.value().harness, "not confirmed"));
+  CHECK(readText(std::filesystem::path(dir) / "ledger.jsonl").find("\"aa_bias_alarm\":[]") != std::string::npos);
+}
+
+TEST_CASE("harness check: a bias alarm that fresh sessions do not repeat is recorded, not refused") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  // The candidate-order worker reads 3% slower in the first three sessions only: what a chance
+  // reading looks like to the check.
+  const std::string dir = workerCampaignAtBaselineCall(ws, engine, "speed=100\naa_bias=0.03\naa_bias_sessions=3\n");
+  auto baseline = engine.runBaseline(dir, {});
+  CHECK(anyStartsWith(baseline.value().harness, "not confirmed by 3 fresh sessions"));
+  const std::string ledger = readText(std::filesystem::path(dir) / "ledger.jsonl");
+  CHECK(ledger.find("\"aa_bias_alarm\":[\"fix the harness: s1 reads") != std::string::npos);
+}
+
+TEST_CASE("harness check: a bias that fresh sessions read again refuses the harness") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = workerCampaignAtBaselineCall(ws, engine, "speed=100\naa_bias=0.03\n");
+  auto baseline = engine.runBaseline(dir, {});
+  const Refusal& r = baseline.refusal();
+  CHECK(testing::name(r.code) == testing::name(RefusalCode::BaselineBroken));
+  REQUIRE_FALSE(r.details.empty());
+  CHECK(r.details[0] == "the A/A read a bias, and fresh sessions read it again:");
+  CHECK(util::join(r.details, "\n").find("fix the harness: s1 reads") != std::string::npos);
+  CHECK(testing::name(engine.campaignStatus(dir).value().phase) == testing::name(Phase::Baseline));
+}
+
+}  // namespace kopt::campaign
