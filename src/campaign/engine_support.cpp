@@ -272,7 +272,8 @@ MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestT
   plan.schemaKind = measureSchemaKind(m);
   plan.custom = measureCustomSchema(m);
   plan.workers = m.bench.protocol == BenchProtocol::Worker;
-  if (plan.workers) plan.workerCpu = exec::benchWorkerCpu(exec::allowedCpus());
+  // Both workers on the CPU that was idlest over the last 100 ms (exec/cpu_affinity.h).
+  if (plan.workers) plan.workerCpu = exec::quietBenchWorkerCpu();
   plan.batchMs = m.bench.batchMs;
   // A full measurement is sharded over the manifest's devices once the shape list is known (from
   // the manifest, else frozen at BASELINE; the baseline's own first table is never sharded when

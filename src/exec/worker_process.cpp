@@ -278,6 +278,11 @@ std::string WorkerProcess::terminate(milliseconds grace) {
   // Whatever of the session is left (the worker itself after the grace, or its children) goes.
   signalGroup(leader, SIGKILL);
   if (!waitStatus_) reap(true);
+  // SIGKILL is delivered when the victim next runs: on a loaded machine its children can still
+  // be alive for milliseconds. Return only when nothing of the session runs (bounded), so the
+  // other arm's next batch never shares the CPU with a dying worker.
+  for (const auto gone = Clock::now() + milliseconds(2000); !groupEmpty(leader) && Clock::now() < gone;)
+    std::this_thread::sleep_for(milliseconds(2));
   closeFd(fromChild_);
   pid_ = -1;
   return waitStatus_ ? describeStatus(*waitStatus_) : "";
