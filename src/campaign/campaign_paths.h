@@ -30,7 +30,7 @@ struct CampaignPaths {
   std::filesystem::path manifest;          // manifest.yaml
   std::filesystem::path state;             // state.json
   std::filesystem::path ledger;            // ledger.jsonl
-  std::filesystem::path lock;              // .kopt.lock (one server per campaign)
+  std::filesystem::path lock;              // .kopt.lock: the lock's fallback (detail::campaignLockPath)
   std::filesystem::path logsDir;           // logs/
   std::filesystem::path optimizeLog;       // logs/optimize.md
   std::filesystem::path performanceTrend;  // logs/performance_trend.md

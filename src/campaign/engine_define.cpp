@@ -213,7 +213,7 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
       session = std::make_unique<Session>();
       session->options = &options_;
       session->paths = CampaignPaths(dir);
-      session->lock = util::FileLock::tryAcquire(session->paths.lock);
+      session->lock = detail::tryLockCampaign(options_, session->paths);
       if (!session->lock) return opened.refusal();
       session->ledger = std::make_unique<Ledger>(session->paths.ledger);
       if (auto refused = detail::keyLedger(*session, false)) return *refused;
@@ -240,7 +240,7 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
       return toolFailure(std::string("cannot create the campaign directory: ") + e.what(), "campaign_dir",
                          "choose a writable directory");
     }
-    session->lock = util::FileLock::tryAcquire(session->paths.lock);
+    session->lock = detail::tryLockCampaign(options_, session->paths);
     if (!session->lock) {
       Refusal r;
       r.code = RefusalCode::Busy;

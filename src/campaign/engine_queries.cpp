@@ -97,7 +97,7 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
   }
   // Records edited behind kopt's back (not while a live call is writing them).
   if (auto records = detail::checkRenderings(s, false, s.recordsSeq);
-      !records.differing.empty() && util::FileLock::tryAcquire(s.paths.lock)) {
+      !records.differing.empty() && detail::tryLockCampaign(options_, s.paths)) {
     const bool one = records.differing.size() == 1;
     st.integrity = "record_tampered: " + util::join(records.differing, ", ") + (one ? " differs" : " differ") +
                    " from what kopt renders from its ledger (the next state-changing call restores " +
@@ -108,7 +108,7 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
     st.pendingStep = s.state.pending->step + " (round-" + std::to_string(s.state.pending->round) + ")";
     st.recovery = describePending(*s.state.pending);
     // A live call holds the lock: then the step is running, not interrupted.
-    if (!util::FileLock::tryAcquire(s.paths.lock)) {
+    if (!detail::tryLockCampaign(options_, s.paths)) {
       st.recovery = "a " + s.state.pending->step + " is running now (another call holds the campaign)";
     }
   }

@@ -209,6 +209,18 @@ std::string expectedManifestSha(const std::vector<LedgerEvent>& events) {
 
 }  // namespace
 
+fs::path campaignLockPath(const EngineOptions& options, const CampaignPaths& paths) {
+  const fs::path dir = options.ledgerKeyDir.empty() ? defaultLedgerKeyDir() : options.ledgerKeyDir;
+  if (dir.empty()) return paths.lock;
+  fs::path p = ledgerKeyPath(dir, paths.root);
+  p.replace_extension(".lock");
+  return p;
+}
+
+std::optional<util::FileLock> tryLockCampaign(const EngineOptions& options, const CampaignPaths& paths) {
+  return util::FileLock::tryAcquire(campaignLockPath(options, paths));
+}
+
 std::optional<Refusal> keyLedger(Session& s, bool create) {
   const fs::path dir = s.options->ledgerKeyDir.empty() ? defaultLedgerKeyDir() : s.options->ledgerKeyDir;
   std::optional<std::string> key;
@@ -262,7 +274,7 @@ Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, cons
     return r;
   }
   if (mode == OpenMode::Mutate) {
-    s->lock = util::FileLock::tryAcquire(s->paths.lock);
+    s->lock = tryLockCampaign(options, s->paths);
     if (!s->lock) {
       Refusal r;
       r.code = RefusalCode::Busy;

@@ -110,4 +110,12 @@ void writeEventRecords(Session& session, const LedgerEvent& event);
 // `create` (a new campaign). A refusal when the ledger is keyed and its key is missing or unreadable.
 std::optional<Refusal> keyLedger(Session& session, bool create);
 
+// The campaign's one-writer lock file: under kopt's state directory, beside the ledger keys and
+// named like them by the campaign directory's path, so it is not in the agent's workspace
+// (unlinking <campaign>/.kopt.lock let two validate_round run at once and both verdicts be
+// recorded). Without a state directory: <campaign>/.kopt.lock.
+std::filesystem::path campaignLockPath(const EngineOptions& options, const CampaignPaths& paths);
+// tryAcquire on campaignLockPath: nullopt while another call holds it.
+std::optional<util::FileLock> tryLockCampaign(const EngineOptions& options, const CampaignPaths& paths);
+
 }  // namespace kopt::campaign::detail
