@@ -1,5 +1,7 @@
 #include "mcp/json_rpc.h"
 
+#include <algorithm>
+
 namespace kopt::mcp::rpc {
 
 std::optional<RequestId> RequestId::fromJson(const json& id) {
@@ -25,7 +27,34 @@ json Error::toJson() const {
   return e;
 }
 
+int jsonNestingDepth(std::string_view text, int limit) {
+  int depth = 0, deepest = 0;
+  bool inString = false, escaped = false;
+  for (const char c : text) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 std::optional<json> parseJson(std::string_view text, Error* error) {
+  // Before the parser: nlohmann builds (and destroys) nested values recursively.
+  if (jsonNestingDepth(text) > kMaxJsonDepth) {
+    if (error)
+      *error = Error(ErrorCode::ParseError, "Parse error: arrays and objects nest deeper than " +
+                                                std::to_string(kMaxJsonDepth) + " levels (kopt's limit)");
+    return std::nullopt;
+  }
   try {
     return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {

@@ -84,8 +84,18 @@ struct Invalid {
   bool isNotification = false;  // a broken notification is dropped, never answered
 };
 
-// Decodes the text of one framed message (a stdio line, an HTTP body). Invalid JSON or invalid
-// UTF-8 gives a -32700 error; `error` is filled and nullopt returned.
+// How deep arrays and objects may nest in one message. No MCP message needs more than a few
+// dozen levels; 150,000 nested arrays (a 300 KB line) overflowed the stack and killed the
+// server, over stdio and over HTTP before authentication mattered.
+inline constexpr int kMaxJsonDepth = 256;
+
+// The deepest nesting of arrays and objects in `text`, counted outside strings; stops counting
+// (and returns) once `limit` is exceeded, so a hostile message costs one linear scan.
+int jsonNestingDepth(std::string_view text, int limit = kMaxJsonDepth);
+
+// Decodes the text of one framed message (a stdio line, an HTTP body). Invalid JSON, invalid
+// UTF-8 or nesting deeper than kMaxJsonDepth gives a -32700 error; `error` is filled and nullopt
+// returned.
 std::optional<json> parseJson(std::string_view text, Error* error);
 
 // Classifies one decoded message (not an array: batches are split by the caller).

@@ -70,6 +70,26 @@ TEST_CASE("parse errors are -32700, also for invalid UTF-8") {
   CHECK(parseJson(R"({"a":"é"})", &error)->at("a") == "é");
 }
 
+TEST_CASE("nesting deeper than kopt's limit is a -32700 error, not a stack overflow") {
+  // 150,000 nested arrays and 100,000 nested objects: the messages that killed the server.
+  const std::string arrays = std::string(150000, '[') + std::string(150000, ']');
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(100000, '}');
+  for (const std::string* text : std::initializer_list<const std::string*>{&arrays, &objects}) {
+    Error error;
+    CHECK_FALSE(parseJson(*text, &error));
+    CHECK(error.code == -32700);
+    CHECK(error.message.find("nest deeper than 256 levels") != std::string::npos);
+  }
+  // The limit itself parses; brackets inside strings and escaped quotes do not count.
+  const std::string atLimit = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  Error error;
+  CHECK(parseJson(atLimit, &error));
+  CHECK(jsonNestingDepth(R"({"a":"[[[{{{\"[[[","b":[1,[2]]})") == 3);
+  CHECK(jsonNestingDepth("[" + std::string(1000, '[')) == kMaxJsonDepth + 1);  // stops counting early
+}
+
 TEST_CASE("serialize is one line and replaces invalid UTF-8 instead of throwing") {
   json message{{"text", std::string("line1\nline2 \xff end")}};
   std::string out;
