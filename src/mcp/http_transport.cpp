@@ -270,6 +270,13 @@ struct HttpTransport::Impl {
 
   // DNS-rebinding protection and authentication, before any routing.
   bool admit(const httplib::Request& req, httplib::Response& res) {
+    // kopt has no OAuth: its discovery documents do not exist. A 401 there made Claude Code try
+    // dynamic client registration and report that failure instead of using the configured
+    // Authorization header; a 404 lets clients fall back to it.
+    if (req.path.rfind("/.well-known/oauth-", 0) == 0) {
+      jsonError(res, 404, rpc::ErrorCode::InvalidRequest, "Not found: kopt has no OAuth; send Authorization: Bearer <token>");
+      return false;
+    }
     const bool loopback = isLoopbackBind(options.host);
     const std::string host = req.get_header_value("Host");
     if (loopback && !host.empty() && !isLoopbackHost(host)) {

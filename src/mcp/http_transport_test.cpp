@@ -149,6 +149,21 @@ TEST_CASE("HTTP: foreign Host/Origin are 403, bearer token is 401 when missing o
   CHECK(client.Post("/mcp", host, kInit, "application/json")->status == 403);
 }
 
+TEST_CASE("HTTP: OAuth discovery paths are 404, also without the token, so clients use the bearer header") {
+  HttpOptions options;
+  options.bearerToken = "s3cret";
+  Running server(options);
+  httplib::Client client("127.0.0.1", server.port);
+  for (const char* path : {"/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server",
+                           "/.well-known/oauth-protected-resource/mcp"}) {
+    auto r = client.Get(path);
+    REQUIRE(r);
+    CHECK(r->status == 404);
+  }
+  // Everything else still needs the token.
+  CHECK(client.Post("/mcp", accept(), kInit, "application/json")->status == 401);
+}
+
 TEST_CASE("HTTP: request body size limit") {
   HttpOptions options;
   options.maxBodyBytes = 1024;
