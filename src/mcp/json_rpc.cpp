@@ -1,23 +1,30 @@
 #include "mcp/json_rpc.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace kopt::mcp::rpc {
 
 std::optional<RequestId> RequestId::fromJson(const json& id) {
   if (id.is_string()) return RequestId(id.get<std::string>());
+  // An unsigned id above INT64_MAX read as int64 came back negative: keep it unsigned.
+  if (id.is_number_unsigned() && id.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    return RequestId::unsignedId(id.get<std::uint64_t>());
   if (id.is_number_integer()) return RequestId(id.get<std::int64_t>());
-  // An unsigned id above INT64_MAX is not worth supporting; floats, bools, null are invalid.
+  // Floats (also integers too large for 64 bits, which the parser reads as floats), bools and
+  // null are invalid ids.
   return std::nullopt;
 }
 
 json RequestId::toJson() const {
   if (const auto* n = std::get_if<std::int64_t>(&value_)) return *n;
+  if (const auto* u = std::get_if<std::uint64_t>(&value_)) return *u;
   return std::get<std::string>(value_);
 }
 
 std::string RequestId::key() const {
   if (const auto* n = std::get_if<std::int64_t>(&value_)) return "i:" + std::to_string(*n);
+  if (const auto* u = std::get_if<std::uint64_t>(&value_)) return "u:" + std::to_string(*u);
   return "s:" + std::get<std::string>(value_);
 }
 

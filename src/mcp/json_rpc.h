@@ -28,13 +28,20 @@ class RequestId {
  public:
   RequestId() = default;
   RequestId(std::int64_t n) : value_(n) {}
+  // Ids above INT64_MAX stay exact (a client may count with unsigned 64-bit ids). A named
+  // factory: a constructor would make RequestId(7) ambiguous.
+  static RequestId unsignedId(std::uint64_t n) {
+    RequestId id;
+    id.value_ = n;
+    return id;
+  }
   RequestId(std::string s) : value_(std::move(s)) {}
   RequestId(const char* s) : value_(std::string(s)) {}
 
   // nullopt when `id` is not a string or an integer (null, float, bool, object...).
   static std::optional<RequestId> fromJson(const json& id);
   json toJson() const;
-  // A string unique per id and kind ("i:7" vs "s:7"), for map keys and logs.
+  // A string unique per id and kind ("i:7" vs "s:7"; "u:" above INT64_MAX), for map keys and logs.
   std::string key() const;
 
   bool operator==(const RequestId& other) const { return value_ == other.value_; }
@@ -42,7 +49,7 @@ class RequestId {
   bool operator<(const RequestId& other) const { return value_ < other.value_; }
 
  private:
-  std::variant<std::int64_t, std::string> value_{std::int64_t{0}};
+  std::variant<std::int64_t, std::string, std::uint64_t> value_{std::int64_t{0}};
 };
 
 struct Error {

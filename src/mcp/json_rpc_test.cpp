@@ -90,6 +90,20 @@ TEST_CASE("nesting deeper than kopt's limit is a -32700 error, not a stack overf
   CHECK(jsonNestingDepth("[" + std::string(1000, '[')) == kMaxJsonDepth + 1);  // stops counting early
 }
 
+TEST_CASE("request ids come back exactly, also above INT64_MAX") {
+  for (const char* text : {"9223372036854775807", "9223372036854775808", "18446744073709551615", "-9223372036854775808", "7"}) {
+    const json id = json::parse(text);
+    auto parsed = RequestId::fromJson(id);
+    REQUIRE(parsed);
+    CHECK(parsed->toJson().dump() == text);
+  }
+  // 2^63 and -2^63 are different ids; a float or an integer beyond 64 bits is not an id.
+  CHECK(RequestId::fromJson(json::parse("9223372036854775808"))->key() !=
+        RequestId::fromJson(json::parse("-9223372036854775808"))->key());
+  CHECK_FALSE(RequestId::fromJson(json::parse("1.5")));
+  CHECK_FALSE(RequestId::fromJson(json::parse("18446744073709551616")));
+}
+
 TEST_CASE("serialize is one line and replaces invalid UTF-8 instead of throwing") {
   json message{{"text", std::string("line1\nline2 \xff end")}};
   std::string out;
