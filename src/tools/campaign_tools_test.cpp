@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <set>
 
@@ -89,6 +90,11 @@ TEST_CASE("campaign tools: every schema is flat, every name snake_case, annotati
       const std::string type = schema["type"];
       if (type == "array") CHECK(schema["items"]["type"] == "string");
       else CHECK((type == "string" || type == "integer" || type == "number" || type == "boolean"));
+      // Integers are bounded (at most to int): nothing wraps on the way into the engine.
+      if (type == "integer") {
+        CHECK(schema["minimum"].get<long long>() >= std::numeric_limits<int>::min());
+        CHECK(schema["maximum"].get<long long>() <= std::numeric_limits<int>::max());
+      }
     }
     REQUIRE(t->outputSchema);
     CHECK((*t->outputSchema)["type"] == "object");
@@ -99,6 +105,16 @@ TEST_CASE("campaign tools: every schema is flat, every name snake_case, annotati
   CHECK(c.registry.findTool("accept_or_revert")->annotations.destructiveHint == true);
   CHECK(c.registry.findTool("parse_bench_csv"));
   CHECK(c.registry.findTool("device_info"));
+}
+
+TEST_CASE("campaign tools: an integer beyond int is refused with the field named, not wrapped") {
+  Catalog c;
+  FakeContext ctx;
+  auto r = c.call("append_tip", {{"op", "gemm"}, {"backend", "cpu"}, {"gpu", "cpu"}, {"round", 2147483648LL},
+                                 {"takeaway", "x"}}, ctx);
+  CHECK(r.isError);
+  CHECK(text(r).find("round") != std::string::npos);
+  CHECK(text(r).find("-2147483648") == std::string::npos);
 }
 
 TEST_CASE("campaign tools: confirm_target asks the user through elicitation when the client can") {

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 
 #include "tools/tool_jobs.h"
@@ -33,9 +34,12 @@ FlatSchema& FlatSchema::enumeration(const std::string& name, const std::vector<s
 
 FlatSchema& FlatSchema::integer(const std::string& name, const std::string& description, bool required,
                                 std::optional<long long> minimum, std::optional<long long> maximum) {
+  // Every integer argument ends up in an int (round numbers, pairs, limits): unbounded, round
+  // 2147483648 was accepted and recorded as round -2147483648. Unless the tool says tighter,
+  // the schema (validated before any handler runs) bounds it to int.
   json p = prop("integer", description);
-  if (minimum) p["minimum"] = *minimum;
-  if (maximum) p["maximum"] = *maximum;
+  p["minimum"] = minimum.value_or(std::numeric_limits<int>::min());
+  p["maximum"] = maximum.value_or(std::numeric_limits<int>::max());
   properties_[name] = p;
   if (required) required_.push_back(name);
   return *this;
