@@ -3,8 +3,9 @@
 // problems are collected so the user fixes the file in one pass.
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
+#include <cmath>
 #include <cstdlib>
+#include <regex>
 #include <set>
 
 #include "campaign/manifest.h"
@@ -141,16 +142,35 @@ void readCommand(Reader& r, const YAML::Node& root, const std::string& key, bool
   out = std::get<Command>(parsed);
 }
 
+namespace {
+// Durations above ten years are no campaign's: refused as "not a duration" rather than let
+// overflow (std::stoll threw on 9999...h, 999999999999999d wrapped).
+constexpr long long kMaxDurationSeconds = 10LL * 366 * 86400;
+
+// The digits as a number, or nullopt when it exceeds `limit`.
+std::optional<long long> boundedDigits(const std::string& digits, long long limit) {
+  long long v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') continue;
+    v = v * 10 + (c - '0');
+    if (v > limit) return std::nullopt;
+  }
+  return v;
+}
+}  // namespace
+
 std::optional<long long> parseDurationSeconds(const std::string& text) {
   static const std::regex whole(R"(^\s*((\d+)\s*[dhms]\s*)+$)");
   static const std::regex part(R"((\d+)\s*([dhms]))");
-  if (std::regex_match(text, std::regex(R"(^\s*\d+\s*$)"))) return std::stoll(text);
+  if (std::regex_match(text, std::regex(R"(^\s*\d+\s*$)"))) return boundedDigits(text, kMaxDurationSeconds);
   if (!std::regex_match(text, whole)) return std::nullopt;
   long long total = 0;
   for (std::sregex_iterator it(text.begin(), text.end(), part), end; it != end; ++it) {
-    long long v = std::stoll((*it)[1]);
-    char unit = (*it)[2].str()[0];
-    total += v * (unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
+    const auto v = boundedDigits((*it)[1], kMaxDurationSeconds);
+    if (!v) return std::nullopt;
+    const char unit = (*it)[2].str()[0];
+    total += *v * (unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);  // < 2^63: v <= 2^29
+    if (total > kMaxDurationSeconds) return std::nullopt;
   }
   return total;
 }
@@ -163,7 +183,9 @@ std::optional<PerformanceTarget> parsePerformanceTarget(const std::string& text)
   PerformanceTarget t;
   t.text = text;
   t.comparison = m[1].matched ? m[1].str() : ">";
-  t.value = std::stod(m[2].str());
+  // strtod, not stod: "> 1e999" threw out_of_range from define_target ("internal error: stod").
+  t.value = std::strtod(m[2].str().c_str(), nullptr);
+  if (!std::isfinite(t.value)) return std::nullopt;
   t.unit = m[3].str();
   return t;
 }

@@ -162,6 +162,12 @@ TEST_CASE("wrong values are errors naming the field, the value and the choices")
   CHECK(hasError(parseErr(with("max_iterations", "0")), "max_iterations"));
   CHECK(hasError(parseErr(with("max_iterations", "ten")), "max_iterations"));
   CHECK(hasError(parseErr(with("max_duration", "forever")), "max_duration"));
+  // Numbers out of any range are refusals naming the field, never exceptions or wrapped values.
+  CHECK(hasError(parseErr(with("max_duration", "99999999999999999999999h")), "max_duration"));
+  CHECK(hasError(parseErr(with("max_duration", "999999999999999d")), "max_duration"));
+  CHECK(hasError(parseErr(with("max_duration", "99999999999999999999999")), "max_duration"));
+  CHECK(hasError(parseErr(with("timeouts", "{build: 99999999999999999999999s}")), "timeouts.build"));
+  CHECK(hasError(parseErr(with("performance_target", "\"> 1e999 TFLOPS\"")), "performance_target"));
   CHECK(hasError(parseErr(with("created", "\"12/04/2026\"")), "created"));
   CHECK(hasError(parseErr(with("target_lang", "CUDA")), "target_lang", "does not match"));
   CHECK(hasError(parseErr(with("schema", "tensor")), "schema"));
