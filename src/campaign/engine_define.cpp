@@ -181,6 +181,15 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
     }
     manifest.kernelSource[i] = std::get<std::string>(rel);
   }
+  // tips_root must lie in the workspace: refused now, not when a tip is written.
+  if (auto tips = detail::manifestTipsRoot(options_, manifest); !tips.ok()) {
+    if (tips.refused()) {
+      Refusal r = tips.refusal();
+      r.tool = "define_target";
+      return r;
+    }
+    return tips.failure();
+  }
   const std::string name = campaignName(manifest);
   fs::path dir;
   if (q.campaignDir.empty()) {
@@ -394,16 +403,6 @@ Outcome<PrepareEnvironmentResult> CampaignEngine::prepareEnvironment(const std::
   return result;
 }
 
-namespace {
-
-fs::path tipsRootFor(const EngineOptions& options, const Manifest& m) {
-  if (m.tipsRoot.empty()) return options.defaultTipsRoot;
-  fs::path p(m.tipsRoot);
-  return p.is_absolute() ? p : options.workspaceRoot / p;
-}
-
-}  // namespace
-
 Outcome<ReadTipsResult> CampaignEngine::readTips(const std::string& campaignDir) {
   auto opened = detail::openSession(options_, campaignDir, CampaignTool::ReadTips, detail::OpenMode::Mutate);
   if (!opened.ok()) {
@@ -412,7 +411,9 @@ Outcome<ReadTipsResult> CampaignEngine::readTips(const std::string& campaignDir)
   }
   Session& s = *opened.value();
   if (!allowedIn(CampaignTool::ReadTips, s.state.phase)) return phaseRefusal(s);
-  TipsStore store(tipsRootFor(options_, s.manifest));
+  auto tipsRoot = detail::manifestTipsRoot(options_, s.manifest);
+  if (!tipsRoot.ok()) return errorOf<ReadTipsResult>(tipsRoot);
+  TipsStore store(tipsRoot.value());
   TipKey key{s.manifest.targetGpu, s.manifest.targetOp, backendLower(s.manifest.targetBackend)};
   ReadTipsResult result;
   try {

@@ -279,7 +279,9 @@ Outcome<std::pair<fs::path, TipKey>> tipTarget(const EngineOptions& options, con
     if (op.empty()) op = m.targetOp;
     if (backend.empty()) backend = backendLower(m.targetBackend);
     if (gpu.empty()) gpu = m.targetGpu;
-    if (!m.tipsRoot.empty()) root = fs::path(m.tipsRoot).is_absolute() ? fs::path(m.tipsRoot) : options.workspaceRoot / m.tipsRoot;
+    auto manifestRoot = detail::manifestTipsRoot(options, m);
+    if (!manifestRoot.ok()) return errorOf<std::pair<fs::path, TipKey>>(manifestRoot);
+    root = manifestRoot.value();
   }
   if (!tipsRoot.empty()) {
     auto r = detail::resolveWorkspacePath(options, tipsRoot, "tips_root", false);

@@ -265,6 +265,33 @@ TEST_CASE("refusal: path traversal in files, campaign_dir and repo_path") {
   CHECK(testing::name(repo.code) == testing::name(RefusalCode::PathOutside));
 }
 
+TEST_CASE("refusal: a manifest's tips_root outside the workspace") {
+  // append_tip and read_tips wrote and read wherever tips_root pointed (issue 13, item 8).
+  for (const char* outside : {"/tmp/kopt-tips-outside", "../../tips-outside"}) {
+    FakeWorkspace ws;
+    CampaignEngine engine(ws.options());
+    writeText(ws.repo / "manifest.yaml", testing::fakeKernelFile("manifest.yaml") + "tips_root: " + outside + "\n");
+    DefineTargetRequest d;
+    d.repoPath = "repo";
+    d.manifestPath = "manifest.yaml";
+    const Refusal& r = refusalOf(engine.defineTarget(d));
+    CHECK(testing::name(r.code) == testing::name(RefusalCode::PathOutside));
+    CHECK(r.field == "tips_root");
+    CHECK(r.tool == "define_target");
+  }
+  // Inside the workspace it is the tips root.
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  writeText(ws.repo / "manifest.yaml", testing::fakeKernelFile("manifest.yaml") + "tips_root: shared-tips\n");
+  const std::string dir = defineFakeCampaign(engine);
+  AppendTipRequest tip;
+  tip.campaignDir = dir;
+  tip.takeaway = "x";
+  auto appended = engine.appendTip(tip);
+  REQUIRE_MESSAGE(appended.ok(), appended.errorText());
+  CHECK(appended.value().path.rfind((ws.root / "shared-tips").string(), 0) == 0);
+}
+
 TEST_CASE("refusal: forbidden Rule-11 buckets and an incomplete hypothesis") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());

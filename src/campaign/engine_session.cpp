@@ -209,6 +209,11 @@ std::string expectedManifestSha(const std::vector<LedgerEvent>& events) {
 
 }  // namespace
 
+Outcome<fs::path> manifestTipsRoot(const EngineOptions& options, const Manifest& manifest) {
+  if (manifest.tipsRoot.empty()) return options.defaultTipsRoot;
+  return resolveWorkspacePath(options, manifest.tipsRoot, "tips_root", false);
+}
+
 fs::path campaignLockPath(const EngineOptions& options, const CampaignPaths& paths) {
   const fs::path dir = options.ledgerKeyDir.empty() ? defaultLedgerKeyDir() : options.ledgerKeyDir;
   if (dir.empty()) return paths.lock;

@@ -96,6 +96,11 @@ bool completesStep(const std::string& step, const std::string& eventType);
 Outcome<std::filesystem::path> resolveWorkspacePath(const EngineOptions& options, const std::string& userPath,
                                                     const std::string& argument, bool mustExist);
 
+// The manifest's tips_root resolved inside the workspace like every path argument (it was joined
+// as written, so append_tip and read_tips reached wherever a manifest pointed); relative paths are
+// the workspace's. options.defaultTipsRoot when the manifest sets none.
+Outcome<std::filesystem::path> manifestTipsRoot(const EngineOptions& options, const Manifest& manifest);
+
 // Opens the campaign at `campaignDir` for `tool`: resolves the path, takes the lock (Mutate),
 // verifies the ledger chain (repairing a torn tail), folds the state, checks manifest.yaml against
 // its recorded hash, replays record side effects the last run did not finish, and (Mutate) checks
