@@ -25,11 +25,13 @@ namespace kopt::cli {
 namespace {
 
 const char* kServeUsage = R"(Usage: kopt serve [--stdio] [--conformance-fixtures] [--workspace DIR]
-       kopt serve --http HOST:PORT [--token-file FILE] [--port-file FILE] [--conformance-fixtures] [--workspace DIR]
+       kopt serve --http HOST:PORT [--token-file FILE | --insecure-no-auth] [--port-file FILE] [--conformance-fixtures] [--workspace DIR]
 
   --stdio                 MCP over stdin/stdout (the default)
   --http HOST:PORT        Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)
-  --token-file FILE       require "Authorization: Bearer <token>" with the token in FILE
+  --token-file FILE       require "Authorization: Bearer <token>" with the token in FILE (needed
+                          when HOST is not loopback: kopt's tools run commands)
+  --insecure-no-auth      serve a non-loopback HOST without a token, knowingly (prints a warning)
   --port-file FILE        write the bound port to FILE once listening (for scripts using port 0)
   --conformance-fixtures  also register the MCP conformance-suite fixtures (tests only)
   --workspace DIR         base directory for relative campaign paths (default: current directory)
@@ -49,6 +51,7 @@ struct ServeOptions {
   int port = 0;
   std::optional<std::filesystem::path> tokenFile;
   std::optional<std::filesystem::path> portFile;
+  bool insecureNoAuth = false;
   tools::CatalogOptions setup;
 };
 
@@ -198,6 +201,8 @@ int serveCommand(const Args& args) {
       auto v = value("--token-file");
       if (!v) return usageError("--token-file needs a file name");
       options.tokenFile = *v;
+    } else if (a == "--insecure-no-auth") {
+      options.insecureNoAuth = true;
     } else if (a == "--port-file") {
       auto v = value("--port-file");
       if (!v) return usageError("--port-file needs a file name");
@@ -212,8 +217,21 @@ int serveCommand(const Args& args) {
       return usageError("unknown option '" + a + "'");
     }
   }
-  if (!options.http && (options.tokenFile || options.portFile)) {
-    return usageError("--token-file and --port-file only apply to --http");
+  if (!options.http && (options.tokenFile || options.portFile || options.insecureNoAuth)) {
+    return usageError("--token-file, --insecure-no-auth and --port-file only apply to --http");
+  }
+  // A non-loopback bind without a token let anyone who reaches the port run define_target (which
+  // runs commands); the Origin check cannot help there, since the caller sets both Origin and Host.
+  if (options.http && !mcp::isLoopbackBind(options.host)) {
+    if (!options.tokenFile && !options.insecureNoAuth) {
+      return usageError("--http " + options.host + " listens beyond this machine and kopt's tools run commands: give "
+                        "--token-file FILE (clients send Authorization: Bearer <token>), bind 127.0.0.1, or pass "
+                        "--insecure-no-auth to serve without a token knowingly");
+    }
+    if (!options.tokenFile) {
+      std::cerr << "kopt serve: WARNING: serving " << options.host
+                << " without a token (--insecure-no-auth): anyone who reaches this port can run commands as you\n";
+    }
   }
   signal(SIGPIPE, SIG_IGN);  // a vanished client shows up as a failed write, not a dead server
 

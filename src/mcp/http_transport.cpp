@@ -42,8 +42,6 @@ bool isLoopbackName(const std::string& host) {
   return h == "localhost" || h == "127.0.0.1" || h == "::1";
 }
 
-bool isLoopbackBind(const std::string& host) { return isLoopbackName(host) || host.rfind("127.", 0) == 0; }
-
 // cpp-httplib 0.11.4 listens with a backlog of 5 and offers no way to change it. When more clients
 // connect at once (100 SSE streams opening together), the kernel drops the handshakes that do not
 // fit; a client whose request then arrives after the server's keep-alive wait gets a reset. Calling
@@ -195,6 +193,8 @@ void jsonError(httplib::Response& res, int status, rpc::ErrorCode code, const st
 }
 
 }  // namespace
+
+bool isLoopbackBind(const std::string& host) { return isLoopbackName(host) || host.rfind("127.", 0) == 0; }
 
 bool isLoopbackHost(const std::string& hostHeader) { return isLoopbackName(hostOnly(hostHeader)); }
 

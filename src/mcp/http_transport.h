@@ -46,6 +46,8 @@ class HttpTransport {
   std::unique_ptr<Impl> impl_;
 };
 
+// Whether a bind address (--http HOST) listens on this machine only: localhost, ::1, 127.x.
+bool isLoopbackBind(const std::string& host);
 // Host-header / Origin checks, exposed for tests. `hostHeader` like "localhost:8080" or "[::1]:80".
 bool isLoopbackHost(const std::string& hostHeader);
 // The host part of an Origin ("http://localhost:3000" -> "localhost"); empty when unparsable.

@@ -2,6 +2,7 @@
 #   source "$(dirname "$0")/lib/common.sh"
 # Gives: E2E_DIR, NODE22 (pinned Node 22), KOPT_BIN (checked), E2E_TMP (removed on exit), and
 # start_kopt_http ARGS... which starts `kopt serve --http 127.0.0.1:0 ARGS...` in the background
+# (host: $KOPT_HTTP_HOST when set)
 # and sets KOPT_PID, KOPT_PORT, KOPT_URL (stopped on exit; stderr in $E2E_TMP/kopt-http-N.log).
 set -euo pipefail
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,7 +26,7 @@ start_kopt_http() {
   _e2e_servers=$((_e2e_servers + 1))
   local portfile="$E2E_TMP/port-$_e2e_servers"
   KOPT_LOG="$E2E_TMP/kopt-http-$_e2e_servers.log"
-  "$KOPT_BIN" serve --http 127.0.0.1:0 --port-file "$portfile" "$@" 2>"$KOPT_LOG" &
+  "$KOPT_BIN" serve --http "${KOPT_HTTP_HOST:-127.0.0.1}:0" --port-file "$portfile" "$@" 2>"$KOPT_LOG" &
   KOPT_PID=$!
   _e2e_pids+=("$KOPT_PID")
   # The port file appears (atomically) once the socket is bound; poll for it, bounded.
