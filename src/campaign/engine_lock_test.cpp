@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <future>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "campaign/engine.h"
 #include "campaign/engine_session.h"
@@ -30,16 +33,16 @@ TEST_CASE("lock: the campaign's lock is under kopt's state directory, not in the
   // Without a state directory it falls back to the campaign's own lock file.
   EngineOptions bare = options;
   bare.ledgerKeyDir.clear();
-  const char* home = std::getenv("HOME");
-  const std::string savedHome = home ? home : "";
-  ::unsetenv("HOME");
-  ::unsetenv("XDG_STATE_HOME");
-  const char* state = std::getenv("KOPT_STATE_DIR");
-  const std::string savedState = state ? state : "";
-  ::unsetenv("KOPT_STATE_DIR");
+  // No state directory at all: HOME, XDG_STATE_HOME and KOPT_STATE_DIR unset, then restored.
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+  for (const char* name : {"HOME", "XDG_STATE_HOME", "KOPT_STATE_DIR"}) {
+    const char* value = std::getenv(name);
+    saved.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
+    ::unsetenv(name);
+  }
   CHECK(detail::campaignLockPath(bare, paths) == paths.lock);
-  if (!savedHome.empty()) ::setenv("HOME", savedHome.c_str(), 1);
-  if (!savedState.empty()) ::setenv("KOPT_STATE_DIR", savedState.c_str(), 1);
+  for (const auto& [name, value] : saved)
+    if (value) ::setenv(name.c_str(), value->c_str(), 1);
 }
 
 TEST_CASE("lock: deleting the lock files in the workspace does not let a second validate_round run") {
