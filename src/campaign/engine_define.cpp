@@ -39,6 +39,14 @@ using detail::phaseRefusal;
 
 namespace {
 
+// A path that did not resolve, as define_target's answer: the refusal names this tool.
+Outcome<DefineTargetResult> asDefineTargetError(const Outcome<fs::path>& path) {
+  if (!path.refused()) return path.failure();
+  Refusal r = path.refusal();
+  r.tool = "define_target";
+  return r;
+}
+
 std::string summarize(const Manifest& m, const std::string& name, const fs::path& dir, const fs::path& repo) {
   std::ostringstream o;
   o << "Campaign " << name << "\n"
@@ -129,14 +137,7 @@ std::variant<std::string, ToolFailure> manifestYamlFrom(const DefineTargetReques
 
 Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetRequest& q) {
   auto repoPath = detail::resolveWorkspacePath(options_, q.repoPath, "repo_path", true);
-  if (!repoPath.ok()) {
-    if (repoPath.refused()) {
-      Refusal r = repoPath.refusal();
-      r.tool = "define_target";
-      return r;
-    }
-    return repoPath.failure();
-  }
+  if (!repoPath.ok()) return asDefineTargetError(repoPath);
   if (!lineage::GitRepo::isRepo(repoPath.value())) {
     return toolFailure(repoPath.value().string() + " is not a git repository", "repo_path",
                        "pass the repository that holds the kernel (git init && git commit first)");
@@ -182,28 +183,14 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
     manifest.kernelSource[i] = std::get<std::string>(rel);
   }
   // tips_root must lie in the workspace: refused now, not when a tip is written.
-  if (auto tips = detail::manifestTipsRoot(options_, manifest); !tips.ok()) {
-    if (tips.refused()) {
-      Refusal r = tips.refusal();
-      r.tool = "define_target";
-      return r;
-    }
-    return tips.failure();
-  }
+  if (auto tips = detail::manifestTipsRoot(options_, manifest); !tips.ok()) return asDefineTargetError(tips);
   const std::string name = campaignName(manifest);
   fs::path dir;
   if (q.campaignDir.empty()) {
     dir = defaultCampaignDir(top, name);
   } else {
     auto d = detail::resolveWorkspacePath(options_, q.campaignDir, "campaign_dir", false);
-    if (!d.ok()) {
-      if (d.refused()) {
-        Refusal r = d.refusal();
-        r.tool = "define_target";
-        return r;
-      }
-      return d.failure();
-    }
+    if (!d.ok()) return asDefineTargetError(d);
     dir = d.value();
   }
   DefineTargetResult result;
