@@ -1,6 +1,7 @@
 #include "campaign/bench_worker.h"
 
 #include <cmath>
+#include <optional>
 
 #include "util/text.h"
 
@@ -176,6 +177,7 @@ WorkerReply<std::string> parseRow(const json& reply, const std::string& shape) {
 bool BenchWorker::start(const exec::WorkerSpec& spec, std::string& error) {
   broken_ = false;
   nextId_ = 1;
+  pending_.reset();
   if (!process_.start(spec)) {
     error = process_.error();
     return false;
@@ -183,34 +185,50 @@ bool BenchWorker::start(const exec::WorkerSpec& spec, std::string& error) {
   return true;
 }
 
-WorkerReply<json> BenchWorker::call(json request, std::chrono::milliseconds timeout, const CancellationToken& cancel) {
+WorkerFailure BenchWorker::fail(WorkerFailureKind kind, const std::string& what) {
+  broken_ = true;
+  std::string exit;
+  if (kind == WorkerFailureKind::Died) exit = process_.terminate(std::chrono::milliseconds(500));
+  return WorkerFailure{kind, "the " + arm_ + " worker " + what + (exit.empty() ? "" : " (" + exit + ")")};
+}
+
+std::optional<WorkerFailure> BenchWorker::send(json request) {
   if (broken_ || !process_.running()) return WorkerFailure{WorkerFailureKind::Died, "the " + arm_ + " worker is gone"};
-  const long long id = nextId_++;
-  request["id"] = id;
-  const std::string op = request.value("op", "");
-  auto fail = [&](WorkerFailureKind kind, const std::string& what) {
-    broken_ = true;
-    std::string exit;
-    if (kind == WorkerFailureKind::Died) exit = process_.terminate(std::chrono::milliseconds(500));
-    return WorkerFailure{kind, "the " + arm_ + " worker " + what + (exit.empty() ? "" : " (" + exit + ")")};
-  };
-  if (!process_.writeLine(request.dump())) return fail(WorkerFailureKind::Died, "closed its input before '" + op + "'");
+  pending_ = Pending{nextId_++, request.value("op", "")};
+  request["id"] = pending_->id;
+  if (!process_.writeLine(request.dump())) {
+    const std::string op = pending_->op;
+    pending_.reset();
+    return fail(WorkerFailureKind::Died, "closed its input before '" + op + "'");
+  }
+  return std::nullopt;
+}
+
+WorkerReply<json> BenchWorker::receive(std::chrono::milliseconds timeout, const CancellationToken& cancel) {
+  if (!pending_) return WorkerFailure{WorkerFailureKind::Broken, "no request to the " + arm_ + " worker is waiting for a reply"};
+  const Pending p = *pending_;
+  pending_.reset();
   std::string line;
   switch (process_.readLine(line, timeout, cancel)) {
     case exec::LineStatus::Line: break;
-    case exec::LineStatus::Eof: return fail(WorkerFailureKind::Died, "died during '" + op + "'");
+    case exec::LineStatus::Eof: return fail(WorkerFailureKind::Died, "died during '" + p.op + "'");
     case exec::LineStatus::TimedOut:
       return fail(WorkerFailureKind::TimedOut,
-                  "did not answer '" + op + "' within " + std::to_string(timeout.count() / 1000.0).substr(0, 6) + " s");
-    case exec::LineStatus::Cancelled: return fail(WorkerFailureKind::Cancelled, "was cancelled during '" + op + "'");
-    case exec::LineStatus::TooLong: return fail(WorkerFailureKind::Broken, "sent an oversized reply to '" + op + "'");
+                  "did not answer '" + p.op + "' within " + std::to_string(timeout.count() / 1000.0).substr(0, 6) + " s");
+    case exec::LineStatus::Cancelled: return fail(WorkerFailureKind::Cancelled, "was cancelled during '" + p.op + "'");
+    case exec::LineStatus::TooLong: return fail(WorkerFailureKind::Broken, "sent an oversized reply to '" + p.op + "'");
   }
-  auto reply = parseReplyEnvelope(line, id);
+  auto reply = parseReplyEnvelope(line, p.id);
   if (auto* f = std::get_if<WorkerFailure>(&reply); f && !f->workerUsable()) {
     broken_ = true;
-    f->message = "the " + arm_ + " worker broke the protocol in '" + op + "': " + f->message;
+    f->message = "the " + arm_ + " worker broke the protocol in '" + p.op + "': " + f->message;
   }
   return reply;
+}
+
+WorkerReply<json> BenchWorker::call(json request, std::chrono::milliseconds timeout, const CancellationToken& cancel) {
+  if (auto failure = send(std::move(request))) return *failure;
+  return receive(timeout, cancel);
 }
 
 namespace {
@@ -235,8 +253,18 @@ WorkerReply<WorkerHello> BenchWorker::hello(std::chrono::milliseconds timeout, c
 
 WorkerReply<PreparedShape> BenchWorker::prepare(const std::string& shape, std::uint64_t seed,
                                                 std::chrono::milliseconds timeout, const CancellationToken& cancel) {
-  return then<PreparedShape>(call({{"op", "prepare"}, {"shape", shape}, {"seed", std::to_string(seed)}}, timeout, cancel),
-                             [&](const json& r) { return parsePrepared(r, shape); }, broken_, arm_);
+  if (auto failure = sendPrepare(shape, seed)) return *failure;
+  return receivePrepared(shape, timeout, cancel);
+}
+
+std::optional<WorkerFailure> BenchWorker::sendPrepare(const std::string& shape, std::uint64_t seed) {
+  return send({{"op", "prepare"}, {"shape", shape}, {"seed", std::to_string(seed)}});
+}
+
+WorkerReply<PreparedShape> BenchWorker::receivePrepared(const std::string& shape, std::chrono::milliseconds timeout,
+                                                        const CancellationToken& cancel) {
+  return then<PreparedShape>(receive(timeout, cancel), [&](const json& r) { return parsePrepared(r, shape); }, broken_,
+                             arm_);
 }
 
 WorkerReply<BatchResult> BenchWorker::batch(const std::string& shape, int calls, std::uint64_t seed,

@@ -82,6 +82,11 @@ class BenchWorker {
   WorkerReply<WorkerHello> hello(std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<PreparedShape> prepare(const std::string& shape, std::uint64_t seed, std::chrono::milliseconds timeout,
                                      const CancellationToken& cancel);
+  // prepare in two steps, so that both arms' workers check and warm up a shape at the same time
+  // (nothing is timed then): send to each, then receive from each. A send failure is final.
+  std::optional<WorkerFailure> sendPrepare(const std::string& shape, std::uint64_t seed);
+  WorkerReply<PreparedShape> receivePrepared(const std::string& shape, std::chrono::milliseconds timeout,
+                                             const CancellationToken& cancel);
   WorkerReply<BatchResult> batch(const std::string& shape, int calls, std::uint64_t seed,
                                  std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<std::string> row(const std::string& shape, std::chrono::milliseconds timeout,
@@ -90,12 +95,21 @@ class BenchWorker {
   std::string close();
 
  private:
+  struct Pending {
+    long long id = 0;
+    std::string op;
+  };
+  // One request in flight at most: send() writes it, receive() reads and checks its reply.
+  std::optional<WorkerFailure> send(nlohmann::json request);
+  WorkerReply<nlohmann::json> receive(std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<nlohmann::json> call(nlohmann::json request, std::chrono::milliseconds timeout,
                                    const CancellationToken& cancel);
+  WorkerFailure fail(WorkerFailureKind kind, const std::string& what);  // marks the worker broken
   std::string arm_;
   exec::WorkerProcess process_;
   long long nextId_ = 1;
   bool broken_ = false;
+  std::optional<Pending> pending_;
 };
 
 }  // namespace kopt::campaign

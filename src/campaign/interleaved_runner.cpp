@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <optional>
+#include <set>
 #include <cmath>
 #include <map>
 #include <system_error>
@@ -9,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "campaign/bench_worker.h"
+#include "exec/cpu_affinity.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
@@ -76,9 +80,32 @@ exec::WorkerSpec specFor(const MeasurementPlan& plan, bool candidate, const fs::
   spec.env = cmd.env;
   spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
   spec.stderrPath = log;
-  spec.cpu = plan.workerCpu;
+  // Not pinned yet: the workers start (and prepare each shape) in parallel on any allowed CPU, and
+  // share plan.workerCpu only while batches are timed (see pinArms below).
   return spec;
 }
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// Where one worker session's time went, written beside its logs as <stem>-timing.json: what a
+// look costs is start-up and preparation more than timed batches (docs/performance.md).
+struct SessionTiming {
+  double startMs = 0;  // both workers started until both said hello
+  struct Shape {
+    std::string shape;
+    double prepareMs = 0, blocksMs = 0, rowMs = 0;
+  };
+  std::vector<Shape> shapes;
+  double closeMs = 0, totalMs = 0;
+  json toJson() const {
+    json out{{"start_ms", startMs}, {"close_ms", closeMs}, {"total_ms", totalMs}, {"shapes", json::array()}};
+    for (const auto& s : shapes) {
+      out["shapes"].push_back({{"shape", s.shape}, {"prepare_ms", s.prepareMs}, {"blocks_ms", s.blocksMs}, {"row_ms", s.rowMs}});
+    }
+    return out;
+  }
+};
 
 }  // namespace
 
@@ -91,8 +118,11 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
   const auto timeout = plan.timeout;
   const CancellationToken& cancel = ctx.cancel;
 
-  // Start both workers and learn their headers and shape sets. The best's shape set is the default
-  // one: it is the trusted reference, the candidate is asked for each of its shapes.
+  const auto t0 = Clock::now();
+  SessionTiming timing;
+  // Start both workers, then learn their headers and shape sets: both start up at once (Python,
+  // torch and a JIT's start-up take seconds). The best's shape set is the default one: it is the
+  // trusted reference, the candidate is asked for each of its shapes.
   for (int a : {kBest, kCandidate}) {
     ArmState& arm = arms[a];
     const fs::path log = plan.runsDir / (stem + "-" + armName(a) + ".log");
@@ -102,6 +132,10 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
       continue;
     }
     arm.started = true;
+  }
+  for (int a : {kBest, kCandidate}) {
+    ArmState& arm = arms[a];
+    if (!arm.started) continue;
     auto hello = arm.worker.hello(timeout, cancel);
     if (auto* f = std::get_if<WorkerFailure>(&hello)) {
       arm.error = f->message;
@@ -110,6 +144,21 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     arm.hello = std::get<WorkerHello>(hello);
     arm.worker.process().stop();
   }
+  timing.startMs = msSince(t0);
+  // While batches are timed both workers share plan.workerCpu; in between (start-up, prepare) they
+  // may use every CPU kopt may. Called with both workers stopped, so no thread escapes the mask.
+  const std::set<int> anyCpu = exec::allowedCpus();
+  auto pinArms = [&](bool measuring) {
+    if (!plan.workerCpu || anyCpu.empty()) return;
+    for (int a : {kBest, kCandidate}) {
+      ArmState& arm = arms[a];
+      if (!arm.started || !arm.error.empty() || !arm.worker.process().running()) continue;
+      if (!arm.worker.process().pinTo(measuring ? std::set<int>{*plan.workerCpu} : anyCpu)) {
+        arm.error = "the " + std::string(armName(a)) + " worker's processes could not be pinned to CPU " +
+                    (measuring ? std::to_string(*plan.workerCpu) : std::string("set of kopt"));
+      }
+    }
+  };
   std::vector<std::string> shapes = plan.shapes;
   if (shapes.empty()) shapes = arms[kBest].hello.shapes;
 
@@ -147,9 +196,22 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     const std::uint64_t shapeSeed = seeds_();
     PreparedShape prepared[2];
     bool pass[2] = {false, false};
+    SessionTiming::Shape shapeTiming{shape};
+    auto phase = Clock::now();
+    // Both workers check and warm up the shape at once (nothing is timed meanwhile), then both are
+    // stopped and pinned to the measuring CPU before the first batch.
+    pinArms(false);
+    std::optional<WorkerFailure> sent[2];
     for (int a : {kBest, kCandidate}) {
-      request(a, [&](BenchWorker& w) {
-        auto r = w.prepare(shape, shapeSeed, timeout, cancel);
+      if (failed()) break;
+      arms[a].worker.process().resume();
+      sent[a] = arms[a].worker.sendPrepare(shape, shapeSeed);
+    }
+    for (int a : {kBest, kCandidate}) {
+      if (failed()) break;
+      request(a, [&](BenchWorker& w) -> WorkerReply<PreparedShape> {
+        if (sent[a]) return *sent[a];
+        auto r = w.receivePrepared(shape, timeout, cancel);
         if (auto* p = std::get_if<PreparedShape>(&r)) {
           prepared[a] = *p;
           pass[a] = p->check == measure::Check::Pass;
@@ -159,8 +221,13 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
         }
         return r;
       });
-      if (failed()) break;
     }
+    for (int a : {kBest, kCandidate}) {
+      if (arms[a].started && arms[a].worker.process().running()) arms[a].worker.process().stop();
+    }
+    pinArms(true);
+    shapeTiming.prepareMs = msSince(phase);
+    phase = Clock::now();
     if (failed()) break;
     // Only a shape both arms got right is timed: a failing candidate shape is a verdict already.
     if (pass[kCandidate] && pass[kBest]) {
@@ -199,6 +266,8 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
         }
       }
     }
+    shapeTiming.blocksMs = msSince(phase);
+    phase = Clock::now();
     if (failed()) break;
     for (int a : {kBest, kCandidate}) {
       request(a, [&](BenchWorker& w) {
@@ -208,7 +277,10 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
       });
       if (failed()) break;
     }
+    shapeTiming.rowMs = msSince(phase);
+    timing.shapes.push_back(shapeTiming);
   }
+  const auto closing = Clock::now();
   for (auto& arm : arms) {
     if (!arm.started) continue;
     const std::string exit = arm.worker.close();
@@ -216,6 +288,9 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
       arm.error = "the " + arm.worker.arm() + " worker did not exit cleanly after quit (" + exit + ")";
     }
   }
+  timing.closeMs = msSince(closing);
+  timing.totalMs = msSince(t0);
+  util::writeFileAtomic(plan.runsDir / (stem + "-timing.json"), timing.toJson().dump(1) + "\n");
 
   // Files: each arm's table, each block's samples; then read them back like process runs.
   fs::path csv[2];

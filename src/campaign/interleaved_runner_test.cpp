@@ -10,11 +10,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "campaign/bench_worker.h"
+#include "exec/cpu_affinity.h"
 
 namespace kopt::campaign {
 namespace {
@@ -140,6 +142,62 @@ TEST_CASE("two honest workers: one pair per block, the idle worker stopped durin
   CHECK(assembled.problems.empty());
   REQUIRE(assembled.runs.size() == 2);
   CHECK(assembled.runs[0].candidate.size() == 4);
+}
+
+TEST_CASE("both workers start up and prepare each shape at once, and share one CPU only while timed") {
+  Fixture f("parallel", json::object(), json::object());
+  const fs::path meet = f.root / "meet";
+  fs::create_directories(meet);
+  for (const fs::path& tree : {f.candidate, f.best}) {
+    std::ifstream in(tree / "arm.json");
+    json cfg = json::parse(in);
+    cfg["rendezvous"] = meet.string();
+    std::ofstream(tree / "arm.json") << cfg.dump();
+  }
+  MeasurementPlan plan = f.plan();
+  const std::set<int> cpus = exec::allowedCpus();
+  if (cpus.size() >= 2) plan.workerCpu = *cpus.rbegin();
+  InterleavedRunner runner(counter);
+  auto pairs = runner.run(plan, 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(pairs.size() == 2);
+  for (const PairRun& p : pairs) {
+    CAPTURE(p.candidate.error);
+    CHECK(p.candidate.ok);
+    CHECK(p.best.ok);
+  }
+  // The runner's own affinity, in the kernel's list format ("0-1"), is what prepare may use.
+  std::string mine;
+  {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) mine = line.substr(line.find_last_of(" \t") + 1);
+    }
+  }
+  int hellos = 0, prepares = 0, batches = 0;
+  for (const auto& line : f.logLines()) {
+    CAPTURE(line);
+    if (line.find(" hello ") != std::string::npos) {
+      ++hellos;
+      CHECK(line.find("met=yes") != std::string::npos);
+    } else if (line.find(" prepare ") != std::string::npos) {
+      ++prepares;
+      CHECK(line.find("met=yes") != std::string::npos);
+      CHECK(line.substr(line.find("cpus=") + 5) == mine);
+    } else if (line.find(" batch ") != std::string::npos) {
+      ++batches;
+      if (plan.workerCpu) CHECK(line.substr(line.find("cpus=") + 5) == std::to_string(*plan.workerCpu));
+    }
+  }
+  CHECK(hellos == 2);
+  CHECK(prepares == 4);  // 2 shapes x 2 arms
+  CHECK(batches == 16);  // 2 shapes x 2 blocks x 4 batches
+  // Where the session's time went, per shape.
+  std::ifstream timingFile(f.runs / "t-s0-timing.json");
+  REQUIRE(timingFile);
+  const json timing = json::parse(timingFile);
+  REQUIRE(timing["shapes"].size() == 2);
+  CHECK(timing["shapes"][0]["shape"] == "s1");
+  CHECK(timing["total_ms"].get<double>() >= timing["start_ms"].get<double>());
 }
 
 TEST_CASE("a candidate that fails its check is not timed, and its row says FAIL") {

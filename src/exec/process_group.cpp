@@ -1,6 +1,7 @@
 #include "exec/process_group.h"
 
 #include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <cerrno>
@@ -65,6 +66,23 @@ void forEachProcess(Fn fn) {
   closedir(dir);
 }
 
+// Calls fn(tid) for every thread of `pid`; false when its task list could not be read.
+template <typename Fn>
+bool forEachThread(pid_t pid, Fn fn) {
+  char dirPath[64];
+  std::snprintf(dirPath, sizeof dirPath, "/proc/%d/task", static_cast<int>(pid));
+  DIR* dir = opendir(dirPath);
+  if (!dir) return false;
+  while (dirent* e = readdir(dir)) {
+    char* end = nullptr;
+    const long tid = std::strtol(e->d_name, &end, 10);
+    if (tid <= 0 || *end != '\0') continue;
+    fn(static_cast<pid_t>(tid));
+  }
+  closedir(dir);
+  return true;
+}
+
 bool belongs(const ProcStat& st, pid_t leader) {
   return st.state != 'Z' && st.state != 'X' && (st.pgrp == leader || st.session == leader);
 }
@@ -96,19 +114,11 @@ bool groupStopped(pid_t leader) {
     if (!belongs(st, leader)) return;
     any = true;
     // A process's stat shows its main thread only; every thread must have taken the stop.
-    char dirPath[64];
-    std::snprintf(dirPath, sizeof dirPath, "/proc/%d/task", static_cast<int>(pid));
-    DIR* dir = opendir(dirPath);
-    if (!dir) {
-      all = all && (st.state == 'T' || st.state == 't');
-      return;
-    }
-    while (dirent* e = readdir(dir)) {
-      if (e->d_name[0] == '.') continue;
-      char path[320];
-      std::snprintf(path, sizeof path, "/proc/%d/task/%s/stat", static_cast<int>(pid), e->d_name);
+    const bool listed = forEachThread(pid, [&](pid_t tid) {
+      char path[96];
+      std::snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
       FILE* f = std::fopen(path, "re");
-      if (!f) continue;  // the thread ended meanwhile
+      if (!f) return;  // the thread ended meanwhile
       char buf[512];
       const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
       std::fclose(f);
@@ -116,10 +126,28 @@ bool groupStopped(pid_t leader) {
       const char* close = std::strrchr(buf, ')');
       const char state = close && close[1] ? close[2] : '?';
       if (state != 'T' && state != 't' && state != 'Z' && state != 'X') all = false;
-    }
-    closedir(dir);
+    });
+    if (!listed) all = all && (st.state == 'T' || st.state == 't');
   });
   return any && all;
+}
+
+int pinGroup(pid_t leader, const std::set<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) {
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+  }
+  int failed = 0;
+  forEachProcess([&](pid_t pid, const ProcStat& st) {
+    if (!belongs(st, leader)) return;
+    const bool listed = forEachThread(pid, [&](pid_t tid) {
+      // ESRCH: the thread ended meanwhile, which pins nothing but breaks nothing either.
+      if (::sched_setaffinity(tid, sizeof set, &set) != 0 && errno != ESRCH) ++failed;
+    });
+    if (!listed) ++failed;
+  });
+  return failed;
 }
 
 bool processAlive(pid_t pid) {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <set>
 #include <vector>
 
 namespace kopt::exec {
@@ -28,6 +29,12 @@ bool groupEmpty(pid_t leader);
 // True when the group or session has live members and every thread of every member is stopped
 // (SIGSTOP taken: state T): nothing of it can run on a CPU or queue GPU work.
 bool groupStopped(pid_t leader);
+
+// Pins every thread of every live member to `cpus` (sched_setaffinity per thread: a process's
+// threads each carry their own mask). Call it on a stopped group, which starts no new thread
+// meanwhile; threads and processes started later inherit the mask. Returns the number of threads
+// that could not be pinned (0: all of them).
+int pinGroup(pid_t leader, const std::set<int>& cpus);
 
 // True when the process exists and is not a zombie (a zombie waiting for its parent to reap it is
 // gone for every purpose kopt cares about).

@@ -245,6 +245,8 @@ bool WorkerProcess::allStopped(milliseconds within) const {
   }
 }
 
+bool WorkerProcess::pinTo(const std::set<int>& cpus) { return running() && pinGroup(pid_, cpus) == 0; }
+
 bool WorkerProcess::reap(bool block) {
   if (pid_ <= 0) return true;
   int status = 0;

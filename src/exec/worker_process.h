@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,11 @@ class WorkerProcess {
   // arm is really idle while the other arm's batch runs. Waits up to `within` for the kernel to
   // deliver the stop to every thread.
   bool allStopped(std::chrono::milliseconds within = std::chrono::milliseconds(500)) const;
+
+  // Pins every thread of every process of the worker's session to `cpus` (and so what they start
+  // later). Two workers start and prepare a shape in parallel on any CPU, then share one while
+  // they measure. Call it while the worker is stopped; false when some thread could not be pinned.
+  bool pinTo(const std::set<int>& cpus);
 
   // Closes stdin, waits `grace` for the child to leave, then SIGKILLs the session and reaps it.
   // Returns the wait status description ("exited 0", "killed by signal 9").

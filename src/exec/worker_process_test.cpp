@@ -2,7 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <set>
+#include <string>
 
 #include "exec/cpu_affinity.h"
 #include "exec/process_group.h"
@@ -130,6 +132,43 @@ TEST_CASE("a pinned worker, and what it starts, runs on that CPU alone") {
   REQUIRE(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Line);
   CHECK(line.substr(line.find_last_of(" \t") + 1) == std::to_string(*cpus.rbegin()));
   w.terminate();
+}
+
+namespace {
+std::string cpusAllowedOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Cpus_allowed_list:", 0) == 0) return line.substr(line.find_last_of(" \t") + 1);
+  }
+  return "?";
+}
+}  // namespace
+
+TEST_CASE("pinTo() pins a started worker's processes, and what they start later inherits the pin") {
+  TempDir dir("kopt-worker-pin");
+  const std::set<int> cpus = kopt::exec::allowedCpus();
+  REQUIRE_FALSE(cpus.empty());
+  const std::string cpu = std::to_string(*cpus.begin());
+  WorkerProcess w;
+  REQUIRE(w.start(echoWorker(dir)));  // unpinned: it may run on any allowed CPU
+  std::string line;
+  REQUIRE(w.writeLine("spawn"));
+  REQUIRE(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Line);
+  w.stop();
+  REQUIRE(w.allStopped());
+  REQUIRE(w.pinTo({*cpus.begin()}));
+  const auto before = kopt::exec::snapshotGroup(w.pid()).members;
+  REQUIRE(before.size() >= 2);
+  for (pid_t pid : before) CHECK(cpusAllowedOf(pid) == cpu);
+  w.resume();
+  REQUIRE(w.writeLine("spawn"));
+  REQUIRE(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Line);
+  const auto after = kopt::exec::snapshotGroup(w.pid()).members;
+  CHECK(after.size() > before.size());
+  for (pid_t pid : after) CHECK(cpusAllowedOf(pid) == cpu);
+  w.terminate();
+  CHECK_FALSE(w.pinTo({*cpus.begin()}));  // nothing left to pin
 }
 
 TEST_CASE("a worker that cannot start says why") {
