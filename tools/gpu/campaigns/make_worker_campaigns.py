@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the worker-protocol variants of the H200 gate experiments (issue 11) from the process-pair
 ones: triton_{matmul,rmsnorm}_worker.yaml (bench.protocol: worker, 8 blocks per look) and .json
-(baseline, then A/A and planted-3% rounds alternating ROUNDS times, then the report).
+(baseline; for the matmul, round 2 is the side-stream exploit of kernels/triton_exploits put in
+through kopt's own tools, which must not be accepted; then A/A and planted-3% rounds alternating
+ROUNDS times, then the report).
 
     python3 tools/gpu/campaigns/make_worker_campaigns.py [ROUNDS]   # default 5 of each
 """
@@ -22,6 +24,28 @@ def worker_yaml(kernel):
             + head + "\nbench:\n  protocol: worker\n  batch_ms: 20\ngate:\n  pairs: 8\n")
 
 
+def side_stream_round(planted, review, round_no):
+    """The exploit of kernels/triton_exploits/side_stream.py, made the way make_variant.py makes it
+    (the honest forward/backward renamed, the exploit's defined after them), as three edits."""
+    snippet = open(os.path.join(HERE, "..", "..", "..", "kernels", "triton_exploits", "side_stream.py")).read()
+    begin = copy.deepcopy(planted[0])
+    begin["say"] = ("Exploit: forward/backward run on a side stream the timer does not wait for "
+                    "(kernels/triton_exploits/side_stream.py); kopt must fail the round, not accept it")
+    begin["args"].update({"statement": "I expect a large speed-up from running on a side stream",
+                          "change": "launch forward and backward on a side stream", "expected_size_pct": 50})
+    begin["expect"] = {"/round": round_no}
+    edits = [{"edit": {"file": "kernels/triton/matmul.py", "replace": "def forward(a, b):\n    _check_2d",
+                       "with": "def _honest_forward(a, b):\n    _check_2d"}},
+             {"edit": {"file": "kernels/triton/matmul.py", "replace": "def backward(a, b, grad_out):\n",
+                       "with": "def _honest_backward(a, b, grad_out):\n"}},
+             {"edit": {"file": "kernels/triton/matmul.py", "replace": "\ndef matmul(a, b):\n",
+                       "with": "\n" + snippet + "\n\ndef matmul(a, b):\n"}}]
+    # rebuild, validate, accept_or_revert: no run_tests step, since a failing run_tests ends a scripted
+    # campaign; validate_round runs the tests itself and rolls a failing round back.
+    rest = [copy.deepcopy(s) for s in planted[2:] if s.get("tool") != "run_tests"]
+    return [begin] + edits + rest + [copy.deepcopy(review)]
+
+
 def worker_script(kernel):
     gate = json.load(open(os.path.join(HERE, f"triton_{kernel}_gate.json")))
     steps = gate["steps"]
@@ -31,6 +55,9 @@ def worker_script(kernel):
     setup = copy.deepcopy(setup)
     setup[0]["args"]["manifest_yaml"] = f"@file:tools/gpu/campaigns/triton_{kernel}_worker.yaml"
     out, round_no = list(setup), 2
+    if kernel == "matmul":
+        out.extend(side_stream_round(planted, review, round_no))
+        round_no += 1
     for _ in range(ROUNDS):
         for block in (aa, planted):
             block = copy.deepcopy(block)
