@@ -485,8 +485,11 @@ class Device:
         self._sleep = _TIMERS["torch.cuda._sleep"]
         self._reset_l2 = self._find_reset_persisting_l2()
         self._probe = torch.zeros(1, dtype=torch.int32, device=self.dev)
-        self._cycles_per_ms = self._calibrate_spin()
-        self.join_ms = self._calibrate_join()
+        # Calibrated at first use, not here: in worker mode kopt starts both arms' workers at once,
+        # and a calibration timed while the other worker creates its CUDA context reads the other
+        # process's GPU time. The first use is in a prepare, which kopt runs one worker at a time.
+        self._cycles_per_ms = None
+        self._join_ms = None
 
     def _find_reset_persisting_l2(self):
         """cudaCtxResetPersistingL2Cache from the runtime torch already loaded (pygpubench PR #49).
@@ -514,6 +517,16 @@ class Device:
         print("%s: cudaCtxResetPersistingL2Cache not found; persisting-L2 lines are not reset" % HARNESS_NAME,
               file=sys.stderr)
         return None
+
+    def _calibrate(self):
+        if self._cycles_per_ms is None:
+            self._cycles_per_ms = self._calibrate_spin()
+            self._join_ms = self._calibrate_join()
+
+    @property
+    def join_ms(self):
+        self._calibrate()
+        return self._join_ms
 
     def _calibrate_spin(self):
         """Clock cycles of torch.cuda._sleep per millisecond, measured once: the spin is given in
@@ -572,6 +585,7 @@ class Device:
     def spin(self, ms):
         """Keep the GPU busy for about `ms` on the current stream, so that the launches the host makes
         meanwhile queue up behind it: each start event then executes with its call already queued."""
+        self._calibrate()
         if self._cycles_per_ms > 0 and ms > 0:
             self._sleep(int(ms * self._cycles_per_ms))
 
@@ -1597,6 +1611,7 @@ class Worker:
             raise RequestError("shape '%s' already failed: %s" % (label, one_line(sb.failed, 200)))
         series, errors, wall, probe, problems = [], 0, 0.0, None, []
         seed = f["seed"]
+        t_handle = _perf_counter()
         try:
             for k, d in enumerate(sb.directions):
                 # one seed per direction, derived from the batch's: the directions never share inputs
@@ -1617,7 +1632,7 @@ class Worker:
             print("%s: shape %s: a batch failed: %s" % (HARNESS_NAME, label, sb.failed), file=sys.stderr)
             raise RequestError("the batch failed (the shape is FAIL): %s" % sb.failed)
         return {"shape": label, "errors": errors, "wall_ms": wall, "idle_probe_us": probe, "series": series,
-                "problem": one_line("; ".join(problems))}
+                "problem": one_line("; ".join(problems)), "handle_ms": (_perf_counter() - t_handle) * 1e3}
 
     def _row(self, label, f):
         sb = self.benches.get(label)

@@ -124,6 +124,7 @@ WorkerReply<BatchResult> parseBatch(const json& reply, const std::string& shape,
   b.errors = errors->get<long long>();
   if (const json* wall = field(reply, "wall_ms"); wall && wall->is_number()) b.wallMs = wall->get<double>();
   if (const json* probe = field(reply, "idle_probe_us"); probe && probe->is_number()) b.idleProbeUs = probe->get<double>();
+  if (const json* handle = field(reply, "handle_ms"); handle && handle->is_number()) b.handleMs = handle->get<double>();
   const json* series = field(reply, "series");
   if (!series || !series->is_array() || series->empty()) return broken("batch: 'series' must be a non-empty array");
   for (const auto& s : *series) {
@@ -253,18 +254,8 @@ WorkerReply<WorkerHello> BenchWorker::hello(std::chrono::milliseconds timeout, c
 
 WorkerReply<PreparedShape> BenchWorker::prepare(const std::string& shape, std::uint64_t seed,
                                                 std::chrono::milliseconds timeout, const CancellationToken& cancel) {
-  if (auto failure = sendPrepare(shape, seed)) return *failure;
-  return receivePrepared(shape, timeout, cancel);
-}
-
-std::optional<WorkerFailure> BenchWorker::sendPrepare(const std::string& shape, std::uint64_t seed) {
-  return send({{"op", "prepare"}, {"shape", shape}, {"seed", std::to_string(seed)}});
-}
-
-WorkerReply<PreparedShape> BenchWorker::receivePrepared(const std::string& shape, std::chrono::milliseconds timeout,
-                                                        const CancellationToken& cancel) {
-  return then<PreparedShape>(receive(timeout, cancel), [&](const json& r) { return parsePrepared(r, shape); }, broken_,
-                             arm_);
+  return then<PreparedShape>(call({{"op", "prepare"}, {"shape", shape}, {"seed", std::to_string(seed)}}, timeout, cancel),
+                             [&](const json& r) { return parsePrepared(r, shape); }, broken_, arm_);
 }
 
 WorkerReply<BatchResult> BenchWorker::batch(const std::string& shape, int calls, std::uint64_t seed,

@@ -43,6 +43,7 @@ struct BatchResult {
   std::vector<measure::SampleSeries> series;  // labelled with the shape
   long long errors = 0;                       // calls that failed verification
   double wallMs = 0;
+  std::optional<double> handleMs;  // the worker's whole time on the request (optional field)
   std::optional<double> idleProbeUs;
 };
 
@@ -82,11 +83,6 @@ class BenchWorker {
   WorkerReply<WorkerHello> hello(std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<PreparedShape> prepare(const std::string& shape, std::uint64_t seed, std::chrono::milliseconds timeout,
                                      const CancellationToken& cancel);
-  // prepare in two steps, so that both arms' workers check and warm up a shape at the same time
-  // (nothing is timed then): send to each, then receive from each. A send failure is final.
-  std::optional<WorkerFailure> sendPrepare(const std::string& shape, std::uint64_t seed);
-  WorkerReply<PreparedShape> receivePrepared(const std::string& shape, std::chrono::milliseconds timeout,
-                                             const CancellationToken& cancel);
   WorkerReply<BatchResult> batch(const std::string& shape, int calls, std::uint64_t seed,
                                  std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<std::string> row(const std::string& shape, std::chrono::milliseconds timeout,

@@ -80,8 +80,8 @@ exec::WorkerSpec specFor(const MeasurementPlan& plan, bool candidate, const fs::
   spec.env = cmd.env;
   spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
   spec.stderrPath = log;
-  // Not pinned yet: the workers start (and prepare each shape) in parallel on any allowed CPU, and
-  // share plan.workerCpu only while batches are timed (see pinArms below).
+  // Not pinned yet: both workers start up in parallel on any CPU kopt may use, and are pinned to
+  // plan.workerCpu once both said hello (run() below).
   return spec;
 }
 
@@ -95,13 +95,15 @@ struct SessionTiming {
   struct Shape {
     std::string shape;
     double prepareMs = 0, blocksMs = 0, rowMs = 0;
+    double batchWallMs = 0;    // the workers' timed part of each batch (spin, calls, checks, the one read)
+    double batchHandleMs = 0;  // the workers' whole time on each batch request; blocksMs less this is kopt's
   };
   std::vector<Shape> shapes;
   double closeMs = 0, totalMs = 0;
   json toJson() const {
     json out{{"start_ms", startMs}, {"close_ms", closeMs}, {"total_ms", totalMs}, {"shapes", json::array()}};
     for (const auto& s : shapes) {
-      out["shapes"].push_back({{"shape", s.shape}, {"prepare_ms", s.prepareMs}, {"blocks_ms", s.blocksMs}, {"row_ms", s.rowMs}});
+      out["shapes"].push_back({{"shape", s.shape}, {"prepare_ms", s.prepareMs}, {"blocks_ms", s.blocksMs}, {"batch_wall_ms", s.batchWallMs}, {"batch_handle_ms", s.batchHandleMs}, {"row_ms", s.rowMs}});
     }
     return out;
   }
@@ -145,20 +147,18 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     arm.worker.process().stop();
   }
   timing.startMs = msSince(t0);
-  // While batches are timed both workers share plan.workerCpu; in between (start-up, prepare) they
-  // may use every CPU kopt may. Called with both workers stopped, so no thread escapes the mask.
-  const std::set<int> anyCpu = exec::allowedCpus();
-  auto pinArms = [&](bool measuring) {
-    if (!plan.workerCpu || anyCpu.empty()) return;
+  // From here on both workers share plan.workerCpu (one runs at a time). Pinned now, while both are
+  // stopped, so that no thread escapes the mask: start-up ran on any CPU kopt may use.
+  if (plan.workerCpu) {
     for (int a : {kBest, kCandidate}) {
       ArmState& arm = arms[a];
-      if (!arm.started || !arm.error.empty() || !arm.worker.process().running()) continue;
-      if (!arm.worker.process().pinTo(measuring ? std::set<int>{*plan.workerCpu} : anyCpu)) {
+      if (!arm.started || !arm.error.empty()) continue;
+      if (!arm.worker.process().pinTo({*plan.workerCpu})) {
         arm.error = "the " + std::string(armName(a)) + " worker's processes could not be pinned to CPU " +
-                    (measuring ? std::to_string(*plan.workerCpu) : std::string("set of kopt"));
+                    std::to_string(*plan.workerCpu);
       }
     }
-  };
+  }
   std::vector<std::string> shapes = plan.shapes;
   if (shapes.empty()) shapes = arms[kBest].hello.shapes;
 
@@ -198,20 +198,12 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     bool pass[2] = {false, false};
     SessionTiming::Shape shapeTiming{shape};
     auto phase = Clock::now();
-    // Both workers check and warm up the shape at once (nothing is timed meanwhile), then both are
-    // stopped and pinned to the measuring CPU before the first batch.
-    pinArms(false);
-    std::optional<WorkerFailure> sent[2];
+    // One worker at a time: prepare ends in timed, verified warm-up batches, and a GPU shared with
+    // the other worker's prepare reads its time slices (an H200 run failed honest shapes that way:
+    // "work escaped the timed stream").
     for (int a : {kBest, kCandidate}) {
-      if (failed()) break;
-      arms[a].worker.process().resume();
-      sent[a] = arms[a].worker.sendPrepare(shape, shapeSeed);
-    }
-    for (int a : {kBest, kCandidate}) {
-      if (failed()) break;
-      request(a, [&](BenchWorker& w) -> WorkerReply<PreparedShape> {
-        if (sent[a]) return *sent[a];
-        auto r = w.receivePrepared(shape, timeout, cancel);
+      request(a, [&](BenchWorker& w) {
+        auto r = w.prepare(shape, shapeSeed, timeout, cancel);
         if (auto* p = std::get_if<PreparedShape>(&r)) {
           prepared[a] = *p;
           pass[a] = p->check == measure::Check::Pass;
@@ -221,11 +213,8 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
         }
         return r;
       });
+      if (failed()) break;
     }
-    for (int a : {kBest, kCandidate}) {
-      if (arms[a].started && arms[a].worker.process().running()) arms[a].worker.process().stop();
-    }
-    pinArms(true);
     shapeTiming.prepareMs = msSince(phase);
     phase = Clock::now();
     if (failed()) break;
@@ -249,6 +238,8 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
             auto r = w.batch(shape, calls, batchSeed, timeout, cancel);
             if (auto* b = std::get_if<BatchResult>(&r)) {
               errors[a] += b->errors;
+              shapeTiming.batchWallMs += b->wallMs;
+              shapeTiming.batchHandleMs += b->handleMs.value_or(0);
               for (const auto& s : b->series) blocks[static_cast<std::size_t>(i)][a].add(s);
             }
             return r;
