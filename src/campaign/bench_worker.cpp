@@ -177,6 +177,7 @@ WorkerReply<std::string> parseRow(const json& reply, const std::string& shape) {
 
 bool BenchWorker::start(const exec::WorkerSpec& spec, std::string& error) {
   broken_ = false;
+  quitSent_ = false;
   nextId_ = 1;
   pending_.reset();
   if (!process_.start(spec)) {
@@ -271,12 +272,16 @@ WorkerReply<std::string> BenchWorker::row(const std::string& shape, std::chrono:
                            [&](const json& r) { return parseRow(r, shape); }, broken_, arm_);
 }
 
+void BenchWorker::sendQuit() {
+  if (quitSent_ || broken_ || !process_.running()) return;
+  quitSent_ = true;
+  process_.resume();
+  process_.writeLine(json{{"op", "quit"}, {"id", nextId_++}}.dump());
+}
+
 std::string BenchWorker::close() {
   if (!process_.running()) return process_.exitDescription();
-  if (!broken_) {
-    process_.resume();
-    process_.writeLine(json{{"op", "quit"}, {"id", nextId_++}}.dump());
-  }
+  sendQuit();
   return process_.terminate(std::chrono::milliseconds(2000));
 }
 

@@ -87,6 +87,9 @@ class BenchWorker {
                                  std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<std::string> row(const std::string& shape, std::chrono::milliseconds timeout,
                                const CancellationToken& cancel);
+  // Asks the worker to quit without waiting for it: two workers then tear down (torch and CUDA
+  // take about a second) at the same time. close() after it does not ask again.
+  void sendQuit();
   // quit, then terminate: the exit description ("exited 0").
   std::string close();
 
@@ -105,6 +108,7 @@ class BenchWorker {
   exec::WorkerProcess process_;
   long long nextId_ = 1;
   bool broken_ = false;
+  bool quitSent_ = false;
   std::optional<Pending> pending_;
 };
 

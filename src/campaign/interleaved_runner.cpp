@@ -273,6 +273,9 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
   }
   const auto closing = Clock::now();
   for (auto& arm : arms) {
+    if (arm.started) arm.worker.sendQuit();
+  }
+  for (auto& arm : arms) {
     if (!arm.started) continue;
     const std::string exit = arm.worker.close();
     if (arm.error.empty() && !cancel.cancelled() && exit != "exited 0") {

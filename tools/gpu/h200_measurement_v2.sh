@@ -2,9 +2,9 @@
 # Issue 11's H200 figures in one device call: the launch-free reference comparison of both Triton
 # kernels, then scripted worker-protocol campaigns until their budgets end. From the repository
 # root on the GPU machine, with build-gpu-bundle carried:
-#   bash tools/gpu/h200_measurement_v2.sh SECONDS [--no-reference] SCRIPT
-# SECONDS is the whole call's time: the campaign SCRIPT gets what the reference runs left, less
-# 30 s to archive its records. Writes under $OUT: env.txt, reference-{matmul,rmsnorm}.jsonl and
+#   bash tools/gpu/h200_measurement_v2.sh SECONDS [--no-reference] [SCRIPT:SECONDS ...] SCRIPT
+# SECONDS is the whole call's time: campaign scripts with their own budget run first, and the last
+# SCRIPT gets what is left, less 30 s to archive the records. Writes under $OUT: env.txt, reference-{matmul,rmsnorm}.jsonl and
 # .log, campaigns.log, records.tar.gz.
 set -u
 deadline=$(( $(date +%s) + ${1:?usage: h200_measurement_v2.sh SECONDS [--no-reference] SCRIPT} ))
@@ -30,4 +30,8 @@ else
     echo "reference $k: exit $? after $(( $(date +%s) - start ))s" | tee -a "$OUT/env.txt"
   done
 fi
+while [ $# -gt 1 ]; do
+  bash tools/gpu/h200_campaigns.sh "$1"
+  shift
+done
 bash tools/gpu/h200_campaigns.sh "$1:$(( deadline - $(date +%s) - 30 ))"
