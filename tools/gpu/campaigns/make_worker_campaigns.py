@@ -46,7 +46,7 @@ def side_stream_round(planted, review, round_no):
     return [begin] + edits + rest + [copy.deepcopy(review)]
 
 
-def worker_script(kernel):
+def worker_script(kernel, exploit=True):
     gate = json.load(open(os.path.join(HERE, f"triton_{kernel}_gate.json")))
     steps = gate["steps"]
     setup, aa, planted = steps[0:5], steps[5:10], steps[10:16]
@@ -55,7 +55,7 @@ def worker_script(kernel):
     setup = copy.deepcopy(setup)
     setup[0]["args"]["manifest_yaml"] = f"@file:tools/gpu/campaigns/triton_{kernel}_worker.yaml"
     out, round_no = list(setup), 2
-    if kernel == "matmul":
+    if kernel == "matmul" and exploit:
         out.extend(side_stream_round(planted, review, round_no))
         round_no += 1
     for _ in range(ROUNDS):
@@ -68,6 +68,11 @@ def worker_script(kernel):
     return {"name": f"triton {kernel}: worker-protocol gate experiment (H200)", "kernel_dir": gate.get("kernel_dir", "."),
             "steps": out}
 
+
+# The matmul rounds without the exploit round, for a device call that only adds gate rounds.
+with open(os.path.join(HERE, "triton_matmul_worker_rounds.json"), "w") as f:
+    json.dump(worker_script("matmul", exploit=False), f, indent=1)
+    f.write("\n")
 
 for kernel in ("matmul", "rmsnorm"):
     with open(os.path.join(HERE, f"triton_{kernel}_worker.yaml"), "w") as f:
