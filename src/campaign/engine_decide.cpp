@@ -8,6 +8,7 @@
 // commit step recognises a commit it made before dying. completeDecision() therefore finishes an
 // interrupted decision exactly once, whenever the campaign is next opened.
 #include <algorithm>
+#include <set>
 #include <system_error>
 
 #include "campaign/engine.h"
@@ -17,6 +18,7 @@
 #include "campaign/lineage/git_process.h"
 #include "campaign/lineage/git_repo.h"
 #include "campaign/pending_decision.h"
+#include "util/sha256.h"
 #include "util/text.h"
 
 namespace kopt::campaign {
@@ -44,6 +46,40 @@ Refusal discardUnbackedDecision(Session& s, const std::string& why) {
                        nextToolFor(s.state.phase));
   r.details.push_back("decisions are taken by accept_or_revert on a verdict of validate_round, never by editing state.json");
   return r;
+}
+
+}  // namespace
+
+namespace {
+
+// Why `commit` does not hold the working tree's files under `scope` (empty: it does). Contents are
+// compared by hash, blob against file, not through git diff/status, which a repository's own
+// configuration (filters, attributes, index bits) can make blind.
+std::string committedScopeMismatch(const lineage::GitRepo& repo, const std::string& commit,
+                                   const std::vector<std::string>& scope) {
+  const fs::path top = repo.topLevel();
+  std::set<std::string> files;
+  for (const auto& f : listScopeFiles(top, scope)) files.insert(f);
+  std::vector<std::string> args{"ls-tree", "-r", "-z", "--name-only", commit, "--"};
+  for (const auto& p : scope) args.push_back(p.empty() ? "." : p);
+  auto listed = lineage::runGit(top, args);
+  if (!listed.ok()) return "its file list cannot be read: " + util::trim(listed.err);
+  std::set<std::string> committed;
+  for (std::size_t start = 0, i = 0; i < listed.out.size(); ++i) {
+    if (listed.out[i] != '\0') continue;
+    const std::string f = listed.out.substr(start, i - start);
+    if (!f.empty() && !util::startsWith(f, ".kopt/")) committed.insert(f);
+    start = i + 1;
+  }
+  if (committed != files) return "another set of files";
+  for (const auto& f : files) {
+    const auto blob = repo.fileAt(commit, f);
+    std::error_code ec;
+    if (!blob || !fs::is_regular_file(top / f, ec) || util::sha256Hex(*blob) != util::sha256FileHex(top / f)) {
+      return f + " differs";
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -115,6 +151,16 @@ Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
           auto subject = lineage::runGit(s.repo, {"log", "-1", "--format=%s", "HEAD"});
           const std::string firstLine = message.substr(0, message.find('\n'));
           if (parent.ok() && util::trim(parent.out) == lineageHead && util::trim(subject.out) == firstLine) {
+            // A subject is text anyone can write: adopt the commit only when what it holds under
+            // the kernel scope is byte for byte the tree that was validated (the working tree,
+            // whose fingerprint unbackedDecisionReason() has just checked against the ledger).
+            if (const std::string why = committedScopeMismatch(repo, head, scope); !why.empty()) {
+              return s.refuse(RefusalCode::HeadMoved,
+                              "git HEAD " + head.substr(0, 12) + " carries kopt's message for round-" +
+                                  std::to_string(round) + " but not the validated tree (" + why +
+                                  "); kopt did not make this commit",
+                              "accept_or_revert, after `git reset --soft " + lineageHead.substr(0, 12) + "`");
+            }
             commit = head;
           } else {
             return s.refuse(RefusalCode::HeadMoved,

@@ -4,10 +4,13 @@
 // and time stamps).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <regex>
+
+#include <nlohmann/json.hpp>
 
 #include "campaign/engine.h"
 #include "campaign/engine_test_support.h"
@@ -173,6 +176,72 @@ TEST_CASE("recovery: a crash at any of ten points of a round resumes with the sa
     CHECK(got.gitSubjects == reference.gitSubjects);
     CHECK(got.kernel == reference.kernel);
   }
+}
+
+TEST_CASE("recovery: a commit that only borrows kopt's message is not adopted (issue 12, class 5)") {
+  FakeWorkspace ws;
+  std::string dir;
+  {
+    CampaignEngine engine(ws.options());
+    DefineTargetRequest d;
+    d.repoPath = "repo";
+    d.manifestPath = "manifest.yaml";
+    d.created = "2026-04-12 09:30";
+    auto defined = engine.defineTarget(d);
+    REQUIRE(defined.ok());
+    dir = defined.value().campaignDir;
+    REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
+    REQUIRE(engine.prepareEnvironment(dir).ok());
+    REQUIRE(engine.readTips(dir).ok());
+    REQUIRE(engine.runBaseline(dir, {}).ok());
+  }
+  const auto steps = roundSteps();
+  for (const auto& step : steps) {
+    if (step.name == "accept_or_revert") break;
+    if (step.name == "rebuild_kernel") ws.setConfig("speed=130\n");
+    CampaignEngine engine(ws.options());
+    REQUIRE_MESSAGE(step.run(engine, dir), step.name);
+  }
+  // kopt dies in accept_or_revert after the snapshot, before its commit.
+  ws.faults = {"decide:after-snapshot"};
+  {
+    CampaignEngine engine(ws.options());
+    CHECK_THROWS_AS(steps[5].run(engine, dir), testing::InjectedCrash);
+  }
+  // The agent commits another kernel under the message kopt was about to use (state.json shows
+  // it), then puts the validated file back, so the working tree still matches the validation.
+  const auto state = nlohmann::json::parse(readText(fs::path(dir) / "state.json"));
+  const std::string message = state["pending"]["detail"]["message"].get<std::string>();
+  REQUIRE_FALSE(message.empty());
+  testing::writeText(fs::path(dir) / "msg.txt", message);
+  ws.setConfig("speed=999\n");
+  ws.git("-c user.name=a -c user.email=a@example.com commit -q -a -F '" + (fs::path(dir) / "msg.txt").string() + "'");
+  const std::string forged = ws.git("rev-parse HEAD");
+  ws.setConfig("speed=130\n");
+  REQUIRE(ws.git("log -1 --format=%s") == message.substr(0, message.find('\n')) + "\n");
+
+  CampaignEngine engine(ws.options());
+  AcceptOrRevertRequest a;
+  a.campaignDir = dir;
+  a.attribution = "the knob";
+  a.nextDirection = "tiles";
+  auto r = engine.acceptOrRevert(a, {});
+  REQUIRE(r.refused());
+  CHECK((r.refusal().code == RefusalCode::HeadMoved));
+  CHECK(r.refusal().why.find("not the validated tree") != std::string::npos);
+  CHECK(r.refusal().why.find("kernel/config.ini differs") != std::string::npos);
+  // Nothing was decided, and the forged commit is nowhere in the records.
+  const auto events = eventTypes(dir);
+  CHECK(std::count(events.begin(), events.end(), "round_decided") == 0);
+  CHECK(readText(fs::path(dir) / "ledger.jsonl").find(forged.substr(0, 40)) == std::string::npos);
+
+  // Undone as the refusal says, the same call finishes the decision with kopt's own commit.
+  const std::string parent = ws.git("rev-parse HEAD^");
+  ws.git("reset -q --soft " + parent.substr(0, 40));
+  auto done = engine.acceptOrRevert(a, {});
+  REQUIRE(done.ok());
+  CHECK(done.value().commit != forged.substr(0, 40));
+  CHECK(ws.git("show HEAD:kernel/config.ini") == "speed=130\n");
 }
 
 TEST_CASE("recovery: a torn last ledger line is cut and reported, not taken for tampering") {
