@@ -42,6 +42,10 @@ inline constexpr const char* kFinalAcceptance = "final_acceptance_done";
 inline constexpr const char* kReportWritten = "report_written";
 inline constexpr const char* kTipAppended = "tip_appended";
 inline constexpr const char* kPendingDiscarded = "pending_discarded";  // a forged step in state.json, dropped
+// kopt built a worktree it measures ("best", "baseline"): tree, commit, build (sha256 of the build
+// command), content (worktreeContentFingerprint after the build). A later measurement reuses the
+// build only while the tree still hashes to it.
+inline constexpr const char* kWorktreeBuilt = "worktree_built";
 }  // namespace ev
 
 enum class OpenMode { Query, Mutate };

@@ -142,39 +142,76 @@ std::string logTail(const fs::path& log, std::size_t maxBytes) {
          util::sanitizeUtf8(std::string_view(*text).substr(cut));
 }
 
+std::string worktreeContentFingerprint(const fs::path& dir) {
+  std::vector<std::pair<std::string, std::string>> entries;  // relative path, "F<sha>" or "L<target>"
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const fs::path rel = it->path().lexically_relative(dir);
+    if (!rel.empty() && *rel.begin() == ".git") {  // a worktree's .git is a file; git's own data
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_symlink(ec)) {
+      entries.emplace_back(rel.generic_string(), "L" + fs::read_symlink(it->path(), ec).string());
+    } else if (it->is_regular_file(ec)) {
+      std::string digest;
+      try {
+        digest = util::sha256FileHex(it->path());
+      } catch (const std::exception&) {
+        digest = "<unreadable>";
+      }
+      entries.emplace_back(rel.generic_string(), "F" + digest);
+    }
+  }
+  std::sort(entries.begin(), entries.end());
+  util::Sha256 h;
+  for (const auto& [path, what] : entries) {
+    h.update(path);
+    h.update(std::string_view("\0", 1));
+    h.update(what);
+    h.update(std::string_view("\n", 1));
+  }
+  return h.finishHex();
+}
+
 std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, const fs::path& dir,
                                 const std::string& commit, const fs::path& buildLog, const CallContext& ctx) {
   std::error_code ec;
-  const fs::path marker = dir.string() + ".built";
+  // Before issue 12 a "<dir>.built" marker file said the build was done: a file the agent could
+  // write (beside its own binary in the tree). It means nothing now.
+  fs::remove(dir.string() + ".built", ec);
+  const Command& build = session.manifest.buildCommand;
+  const std::string buildSha = build.empty() ? "" : util::sha256Hex(build.text);
+  const std::string treeName = dir.filename().string();
+  // What kopt last built in this tree, as the ledger says (the agent cannot forge a ledger line).
+  std::string builtContent;
+  for (auto it = session.events.rbegin(); it != session.events.rend(); ++it) {
+    if (it->type != ev::kWorktreeBuilt || it->payload.value("tree", "") != treeName) continue;
+    if (it->payload.value("commit", "") == commit && it->payload.value("build", "") == buildSha) {
+      builtContent = it->payload.value("content", "");
+    }
+    break;
+  }
   try {
     lineage::GitRepo repo(session.repo);
     if (!fs::exists(dir / ".git", ec)) {
-      fs::remove(marker, ec);
       repo.addWorktree(dir, commit);
     } else {
+      // Byte for byte what kopt built there, build outputs included: measure it as it is.
+      if (!builtContent.empty() && worktreeContentFingerprint(dir) == builtContent) return {};
+      // Otherwise kopt owns this tree: anything that is not the commit (a slowed-down "best", a
+      // binary copied into the build output, a stale build) goes, ignored files included.
       lineage::GitRepo tree(dir);
-      if (tree.headCommit() != commit) {
-        fs::remove(marker, ec);
-        repo.checkoutWorktree(dir, commit);
-      }
-      // kopt owns this tree: anything changed in it (say, a slowed-down "best") is thrown away.
-      auto status = lineage::runGit(dir, {"status", "--porcelain", "--untracked-files=all"});
-      if (!status.ok() || !util::trim(status.out).empty()) {
-        fs::remove(marker, ec);
-        lineage::runGit(dir, {"reset", "--hard", "-q", commit});
-        lineage::runGit(dir, {"clean", "-fdq"});
-      }
+      if (tree.headCommit() != commit) repo.checkoutWorktree(dir, commit);
+      auto reset = lineage::runGit(dir, {"reset", "--hard", "-q", commit});
+      auto clean = lineage::runGit(dir, {"clean", "-fdxq"});
+      if (!reset.ok() || !clean.ok()) throw std::runtime_error(util::trim(reset.err + " " + clean.err));
     }
   } catch (const std::exception& e) {
     return std::string("cannot prepare the worktree ") + dir.string() + ": " + e.what();
   }
-  const Command& build = session.manifest.buildCommand;
   if (build.empty()) return {};
-  const std::string want = commit + "\n" + util::sha256Hex(build.text) + "\n";
-  try {
-    if (auto have = util::readFileIfExists(marker); have && *have == want) return {};
-  } catch (const std::exception&) {
-  }
   exec::RunResult r = runLogged(executor, build, session.placeholders(dir), dir, buildLog,
                                 session.manifest.timeouts.buildSeconds, session.manifest.timeouts.hangSeconds, ctx,
                                 "building " + commit.substr(0, 10) + " in " + dir.filename().string(), 0, std::nullopt);
@@ -182,7 +219,8 @@ std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, cons
     return "the build of " + commit.substr(0, 10) + " in " + dir.string() + " " + describe(r) + " (log: " +
            buildLog.string() + ")";
   }
-  util::writeFileAtomic(marker, want);
+  session.record(ev::kWorktreeBuilt, std::nullopt,
+                 json{{"tree", treeName}, {"commit", commit}, {"build", buildSha}, {"content", worktreeContentFingerprint(dir)}});
   return {};
 }
 

@@ -41,9 +41,15 @@ exec::RunResult runLogged(exec::Executor& executor, const Command& command, cons
 std::string logTail(const std::filesystem::path& log, std::size_t maxBytes = 4000);
 std::string describe(const exec::RunResult& r);
 
-// A git worktree of `commit` at `dir`, built with the manifest's build command (log at
-// `buildLog`). A marker file next to it records what was built, so a restart does not rebuild.
-// Returns an error text, or "" when ready.
+// sha256 over every file and symlink under `dir` (path and content), git's own .git left out:
+// sources, build outputs and ignored files alike, so nothing in the tree changes unseen.
+std::string worktreeContentFingerprint(const std::filesystem::path& dir);
+
+// A git worktree of `commit` at `dir` that kopt built with the manifest's build command (log at
+// `buildLog`) and recorded in the ledger (ev::kWorktreeBuilt, with the tree's content hash). A
+// tree that still hashes to that record is reused; any other is reset to the commit, cleaned of
+// every untracked and ignored file, and built again (issue 12, classes 2 and 9). Returns an error
+// text, or "" when ready.
 std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, const std::filesystem::path& dir,
                                 const std::string& commit, const std::filesystem::path& buildLog,
                                 const CallContext& ctx);
