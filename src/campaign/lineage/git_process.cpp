@@ -10,6 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+#include <set>
 
 extern char** environ;
 
@@ -37,10 +39,20 @@ std::vector<std::string> buildEnv(const std::map<std::string, std::string>& extr
     auto eq = kv.find('=');
     if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  // A neutral view of the repository (issue 12, class 3): no inherited GIT_* variable reaches git
+  // (GIT_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY, GIT_CONFIG_PARAMETERS/COUNT would each change
+  // what it reads) except the user's identity; no system config; replace refs ignored, so a
+  // commit kopt names is the commit it made.
+  static const std::set<std::string> kept = {"GIT_AUTHOR_NAME",    "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+                                              "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"};
+  for (auto it = env.begin(); it != env.end();) {
+    it = it->first.rfind("GIT_", 0) == 0 && !kept.count(it->first) ? env.erase(it) : std::next(it);
+  }
   env["LC_ALL"] = "C";
   env["GIT_TERMINAL_PROMPT"] = "0";
-  env.erase("GIT_DIR");  // an inherited GIT_DIR would point every call at the wrong repository
-  env.erase("GIT_WORK_TREE");
+  env["GIT_CONFIG_NOSYSTEM"] = "1";
+  env["GIT_NO_REPLACE_OBJECTS"] = "1";
+  env["GIT_ATTR_NOSYSTEM"] = "1";
   for (const auto& kv : extra) env[kv.first] = kv.second;
   std::vector<std::string> out;
   for (const auto& kv : env) out.push_back(kv.first + "=" + kv.second);
@@ -80,7 +92,21 @@ GitOutput runGit(const std::filesystem::path& cwd, const std::vector<std::string
     result.err = std::string("pipe failed: ") + std::strerror(errno);
     return result;
   }
-  std::vector<std::string> argvStore = {"git", "-C", cwd.string()};
+  // Settings of the repository or the user that would run the agent's code or hide changes from
+  // kopt are overridden on the command line, which wins over every config file: hooks (a
+  // post-commit hook could rewrite what kopt just committed), fsmonitor (a daemon that answers
+  // "nothing changed"), the untracked cache, and a global attributes file.
+  std::vector<std::string> argvStore = {"git",
+                                        "-C",
+                                        cwd.string(),
+                                        "-c",
+                                        "core.hooksPath=/dev/null",
+                                        "-c",
+                                        "core.fsmonitor=false",
+                                        "-c",
+                                        "core.untrackedCache=false",
+                                        "-c",
+                                        "core.attributesFile=/dev/null"};
   argvStore.insert(argvStore.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argvStore) argv.push_back(a.data());

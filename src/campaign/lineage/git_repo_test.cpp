@@ -245,3 +245,39 @@ TEST_CASE("accepted-round commit message follows the contract") {
         "Result: geomean 301 -> 319 TFLOPS (+6.0%)\n"
         "Details: /r/.kopt/campaigns/c/logs/optimize.md\n");
 }
+
+TEST_CASE("kopt's git ignores the repository's hooks, replace refs and inherited GIT_* variables (issue 12, class 3)") {
+  TempRepo r("neutral");
+  // Hooks the agent installs: one refuses every commit, one rewrites the kernel after a commit.
+  r.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 1\n");
+  r.write(".git/hooks/post-commit", "#!/bin/sh\necho 'BLOCK_M = 1' > kernels/gemm.py\ntouch hook-ran\n");
+  fs::permissions(r.dir / ".git/hooks/pre-commit", fs::perms::owner_all);
+  fs::permissions(r.dir / ".git/hooks/post-commit", fs::perms::owner_all);
+  GitRepo repo(r.dir);
+  r.write("kernels/gemm.py", "BLOCK_M = 128\n");
+  const std::string commit = repo.commitPaths({"kernels/gemm.py"}, "round 2");
+  CHECK_FALSE(fs::exists(r.dir / "hook-ran"));
+  CHECK(r.read("kernels/gemm.py") == "BLOCK_M = 128\n");
+  CHECK(repo.fileAt(commit, "kernels/gemm.py") == std::optional<std::string>("BLOCK_M = 128\n"));
+
+  // A replace ref that makes kopt's commit read as another tree.
+  const std::string forgedBlob = kopt::util::trim(runGit(r.dir, {"hash-object", "-w", "--stdin"}, {}, "BLOCK_M = 8\n").out);
+  r.sh({"update-index", "--cacheinfo", "100644," + forgedBlob + ",kernels/gemm.py"});
+  const std::string forgedTree = kopt::util::trim(r.sh({"write-tree"}));
+  const std::string forged = kopt::util::trim(
+      runGit(r.dir, {"commit-tree", forgedTree, "-p", commit}, {{"GIT_AUTHOR_NAME", "a"}, {"GIT_AUTHOR_EMAIL", "a@x"},
+                                                               {"GIT_COMMITTER_NAME", "a"}, {"GIT_COMMITTER_EMAIL", "a@x"}},
+             "forged\n")
+          .out);
+  r.sh({"reset", "-q"});
+  REQUIRE(runGit(r.dir, {"replace", commit, forged}).ok());
+  CHECK(repo.fileAt(commit, "kernels/gemm.py") == std::optional<std::string>("BLOCK_M = 128\n"));
+  CHECK(repo.resolve("HEAD") == commit);
+
+  // Variables of the agent's shell that would point git at another index or object store.
+  EnvGuard env;
+  env.set("GIT_INDEX_FILE", (r.dir / "bogus-index").c_str());
+  env.set("GIT_CONFIG_PARAMETERS", "'core.hooksPath'='.git/hooks'");
+  CHECK(repo.changedSince(commit).empty());
+  CHECK_FALSE(fs::exists(r.dir / "bogus-index"));
+}
