@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <iostream>
 #include <list>
@@ -246,6 +247,10 @@ struct HttpTransport::Impl {
     const std::size_t maxThreads = options.maxWorkerThreads;
     server.new_task_queue = [maxThreads] { return new ElasticPool(maxThreads); };
     server.set_payload_max_length(options.maxBodyBytes);
+    // An answer is a few small writes (status line and headers, then the body): with Nagle on, the
+    // second waits for the client's delayed ACK, about 40 ms per keep-alive request (issue 13).
+    // Set on the listening socket; Linux copies it to every accepted one.
+    server.set_tcp_nodelay(true);
     server.set_keep_alive_max_count(1000);
     // Short: an idle keep-alive connection holds a worker, and stop() waits for it to time out.
     // Clients learn the value from the Keep-Alive header and close idle connections before it.
@@ -253,7 +258,10 @@ struct HttpTransport::Impl {
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       return admit(req, res) ? httplib::Server::HandlerResponse::Unhandled : httplib::Server::HandlerResponse::Handled;
     });
-    server.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) { post(req, res); });
+    server.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+      std::string body;
+      if (readCappedBody(req, res, read, body)) post(req, body, res);
+    });
     server.Get("/mcp", [this](const httplib::Request& req, httplib::Response& res) { get(req, res); });
     server.Delete("/mcp", [this](const httplib::Request& req, httplib::Response& res) { del(req, res); });
     auto notAllowed = [](const httplib::Request&, httplib::Response& res) {
@@ -373,14 +381,41 @@ struct HttpTransport::Impl {
     return req.get_header_value("Accept").find(type) != std::string::npos;
   }
 
-  void post(const httplib::Request& req, httplib::Response& res) {
-    const std::string contentType = lower(req.get_header_value("Content-Type"));
-    if (contentType.find("application/json") == std::string::npos) {
-      jsonError(res, 415, rpc::ErrorCode::InvalidRequest, "Unsupported Media Type: POST needs Content-Type: application/json");
-      return;
+  // The body of a POST, read here and capped while it arrives: cpp-httplib checks its own limit
+  // against Content-Length only, and buffered a chunked body whole (100 MB, then a 400) before.
+  // False with the answer set (413, 415 or 400); the connection then closes, since the rest of the
+  // body was never read.
+  bool readCappedBody(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read,
+                      std::string& body) {
+    auto refuse = [&res](int status, const std::string& message) {
+      res.set_header("Connection", "close");
+      jsonError(res, status, rpc::ErrorCode::InvalidRequest, message);
+      return false;
+    };
+    if (lower(req.get_header_value("Content-Type")).find("application/json") == std::string::npos) {
+      return refuse(415, "Unsupported Media Type: POST needs Content-Type: application/json");
     }
+    const std::size_t cap = options.maxBodyBytes;
+    bool tooLarge = req.has_header("Content-Length") &&
+                    std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > cap;
+    const bool complete = !tooLarge && read([&](const char* data, std::size_t length) {
+      if (body.size() + length > cap) {
+        tooLarge = true;
+        return false;
+      }
+      body.append(data, length);
+      return true;
+    });
+    if (tooLarge) {
+      return refuse(413, "Payload Too Large: one message is at most " + std::to_string(cap) + " bytes");
+    }
+    if (!complete) return refuse(400, "Bad Request: the message body could not be read");
+    return true;
+  }
+
+  void post(const httplib::Request& req, const std::string& text, httplib::Response& res) {
     rpc::Error parseError;
-    auto body = rpc::parseJson(req.body, &parseError);
+    auto body = rpc::parseJson(text, &parseError);
     if (!body) {
       res.status = 400;
       res.set_content(rpc::serialize(rpc::errorResponse(std::nullopt, parseError)), "application/json");

@@ -2,6 +2,13 @@
 
 #include <doctest/doctest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
 
 #include <thread>
 
@@ -173,4 +180,76 @@ TEST_CASE("HTTP: request body size limit") {
   REQUIRE(big);
   CHECK(big->status == 413);
   CHECK(client.Post("/mcp", accept(), kInit, "application/json")->status == 200);
+}
+
+TEST_CASE("HTTP: a chunked body is capped while it arrives (413), and the server stays available") {
+  HttpOptions options;
+  options.maxBodyBytes = 1024;
+  Running server(options);
+  httplib::Client client("127.0.0.1", server.port);
+  // No Content-Length: chunked transfer encoding, which cpp-httplib's own limit does not see.
+  auto big = client.Post(
+      "/mcp", accept(),
+      [](std::size_t offset, httplib::DataSink& sink) {
+        if (offset >= 8192) {
+          sink.done();
+          return true;
+        }
+        const std::string chunk(4096, ' ');
+        return sink.write(chunk.data(), chunk.size());
+      },
+      "application/json");
+  REQUIRE(big);
+  CHECK(big->status == 413);
+  CHECK(big->body.find("at most 1024 bytes") != std::string::npos);
+  CHECK(big->get_header_value("Connection") == "close");
+  // A small chunked message is read whole and answered.
+  httplib::Client again("127.0.0.1", server.port);
+  auto small = again.Post(
+      "/mcp", accept(),
+      [](std::size_t offset, httplib::DataSink& sink) {
+        if (offset > 0) {
+          sink.done();
+          return true;
+        }
+        const std::string init = kInit;
+        return sink.write(init.data(), init.size());
+      },
+      "application/json");
+  REQUIRE(small);
+  CHECK(small->status == 200);
+}
+
+namespace {
+// TCP_NODELAY of the server's accepted sockets for `port` in this process (the test's server).
+std::vector<int> serverSideNoDelay(int port) {
+  std::vector<int> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::atoi(entry.path().filename().c_str());
+    int accepting = 0;
+    socklen_t length = sizeof accepting;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) != 0 || accepting) continue;
+    sockaddr_in address{};
+    socklen_t size = sizeof address;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0 || address.sin_family != AF_INET) continue;
+    if (ntohs(address.sin_port) != port) continue;  // a client socket has an ephemeral local port
+    int nodelay = 0;
+    length = sizeof nodelay;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &length) == 0) out.push_back(nodelay);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("HTTP: accepted connections have TCP_NODELAY (no Nagle delay between an answer's writes)") {
+  Running server(HttpOptions{});
+  httplib::Client client("127.0.0.1", server.port);
+  client.set_keep_alive(true);
+  auto r = client.Post("/mcp", accept(), kInit, "application/json");
+  REQUIRE(r);
+  REQUIRE(r->status == 200);
+  // The keep-alive connection is still open on the server's side: every such socket has it set.
+  const auto flags = serverSideNoDelay(server.port);
+  REQUIRE_FALSE(flags.empty());
+  for (int flag : flags) CHECK(flag != 0);
 }
