@@ -334,6 +334,14 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   std::error_code ec;
   if (fs::is_regular_file(s.paths.quickHarness, ec)) frozen.addFile("quick_test_bench.py", s.paths.quickHarness, s.paths.root);
   for (const auto& f : filesNamedByCommands(s)) frozen.addFile(f, f, s.repo);
+  // Every other tracked file outside the kernel sources too (the harness sources a build compiles,
+  // not only the scripts the commands name), as one hash; the per-file list beside the records
+  // only names what changed when that hash no longer matches.
+  {
+    const auto nonKernel = detail::nonKernelFileHashes(s);
+    frozen.addText(detail::kFrozenNonKernelFiles, detail::nonKernelFingerprint(nonKernel));
+    util::writeFileAtomic(s.paths.root / "frozen-files.json", json(nonKernel).dump(1) + "\n");
+  }
   frozen.addText("schema header", header);
   frozen.addText("shape list", util::join(labels, ","));
   frozen.addText("representative shapes", util::join(representative, ","));

@@ -142,6 +142,43 @@ std::string logTail(const fs::path& log, std::size_t maxBytes) {
          util::sanitizeUtf8(std::string_view(*text).substr(cut));
 }
 
+std::map<std::string, std::string> nonKernelFileHashes(const Session& session) {
+  std::map<std::string, std::string> out;
+  auto listed = lineage::runGit(session.repo, {"ls-files", "-c", "-z"});
+  if (!listed.ok()) throw std::runtime_error("git ls-files: " + util::trim(listed.err));
+  for (std::size_t start = 0, i = 0; i < listed.out.size(); ++i) {
+    if (listed.out[i] != '\0') continue;
+    const std::string f = listed.out.substr(start, i - start);
+    start = i + 1;
+    if (f.empty() || util::startsWith(f, ".kopt/") || inAnyScope(f, session.manifest.kernelSource)) continue;
+    std::error_code ec;
+    const fs::path p = session.repo / f;
+    std::string digest = "<missing>";
+    if (fs::is_symlink(p, ec)) {
+      digest = "link:" + fs::read_symlink(p, ec).string();
+    } else if (fs::is_regular_file(p, ec)) {
+      try {
+        digest = util::sha256FileHex(p);
+      } catch (const std::exception&) {
+        digest = "<unreadable>";
+      }
+    }
+    out[f] = digest;
+  }
+  return out;
+}
+
+std::string nonKernelFingerprint(const std::map<std::string, std::string>& hashes) {
+  util::Sha256 h;
+  for (const auto& [path, digest] : hashes) {
+    h.update(path);
+    h.update(std::string_view("\0", 1));
+    h.update(digest);
+    h.update(std::string_view("\n", 1));
+  }
+  return h.finishHex();
+}
+
 std::string worktreeContentFingerprint(const fs::path& dir) {
   std::vector<std::pair<std::string, std::string>> entries;  // relative path, "F<sha>" or "L<target>"
   std::error_code ec;

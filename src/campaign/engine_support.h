@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,16 @@ exec::RunResult runLogged(exec::Executor& executor, const Command& command, cons
 // The last `maxBytes` of a log (cut at a line start), "" when missing.
 std::string logTail(const std::filesystem::path& log, std::size_t maxBytes = 4000);
 std::string describe(const exec::RunResult& r);
+
+// The tracked files of the repository outside the kernel sources, each with the sha256 of its
+// bytes on disk ("<missing>" when gone): the harness sources a build compiles, scripts, data.
+// Listed by `git ls-files` and hashed by kopt, so no git view (assume-unchanged, skip-worktree,
+// filters) can hide an edit (issue 12, classes 3 and 4).
+std::map<std::string, std::string> nonKernelFileHashes(const Session& session);
+// One sha256 over that map (paths and hashes): what BASELINE freezes as
+// kFrozenNonKernelFiles.
+std::string nonKernelFingerprint(const std::map<std::string, std::string>& hashes);
+inline constexpr const char* kFrozenNonKernelFiles = "repository outside the kernel sources";
 
 // sha256 over every file and symlink under `dir` (path and content), git's own .git left out:
 // sources, build outputs and ignored files alike, so nothing in the tree changes unseen.

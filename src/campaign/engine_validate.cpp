@@ -6,6 +6,7 @@
 // plausibility audit.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <system_error>
 
 #include "campaign/campaign_peak.h"
@@ -39,7 +40,38 @@ std::vector<FrozenDifference> verifyFrozen(const Session& s) {
   texts["benchmark_command"] = s.manifest.benchmarkCommand.text;
   texts["quick_command"] = s.manifest.quickCommand.text;
   texts["build_command"] = s.manifest.buildCommand.text;
-  return s.state.frozen.verify(s.repo, texts);
+  const auto nonKernel = nonKernelFileHashes(s);
+  texts[kFrozenNonKernelFiles] = nonKernelFingerprint(nonKernel);
+  auto diffs = s.state.frozen.verify(s.repo, texts);
+  for (auto& d : diffs) {
+    if (d.name != kFrozenNonKernelFiles) continue;
+    // Name the files: the list written at BASELINE says what each was (the ledger's hash, not
+    // this list, is what decided that something changed).
+    std::map<std::string, std::string> was;
+    try {
+      was = json::parse(util::readFileIfExists(s.paths.root / "frozen-files.json").value_or("{}"))
+                .get<std::map<std::string, std::string>>();
+    } catch (const std::exception&) {
+    }
+    std::vector<std::string> changed;
+    for (const auto& [path, digest] : nonKernel) {
+      auto it = was.find(path);
+      if (it == was.end()) changed.push_back(path + " (new)");
+      else if (it->second != digest) changed.push_back(path + (digest == "<missing>" ? " (deleted)" : " (modified)"));
+    }
+    for (const auto& [path, digest] : was) {
+      if (!nonKernel.count(path)) changed.push_back(path + " (no longer tracked)");
+    }
+    if (changed.size() > 8) {
+      const std::size_t more = changed.size() - 8;
+      changed.resize(8);
+      changed.push_back("and " + std::to_string(more) + " more");
+    }
+    d.message = "files outside the kernel sources changed since BASELINE (the harness and everything the "
+                "commands build are frozen, whatever git shows): " +
+                (changed.empty() ? std::string("sha256 of their contents differs") : util::join(changed, ", "));
+  }
+  return diffs;
 }
 
 }  // namespace detail

@@ -41,10 +41,12 @@ std::vector<std::string> buildEnv(const std::map<std::string, std::string>& extr
   }
   // A neutral view of the repository (issue 12, class 3): no inherited GIT_* variable reaches git
   // (GIT_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY, GIT_CONFIG_PARAMETERS/COUNT would each change
-  // what it reads) except the user's identity; no system config; replace refs ignored, so a
-  // commit kopt names is the commit it made.
-  static const std::set<std::string> kept = {"GIT_AUTHOR_NAME",    "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
-                                              "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"};
+  // what it reads) except the user's identity and their choice of global config file (whose
+  // dangerous settings the command line overrides below); no system config; replace refs
+  // ignored, so a commit kopt names is the commit it made.
+  static const std::set<std::string> kept = {"GIT_AUTHOR_NAME",    "GIT_AUTHOR_EMAIL",    "GIT_AUTHOR_DATE",
+                                              "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE",
+                                              "GIT_CONFIG_GLOBAL"};
   for (auto it = env.begin(); it != env.end();) {
     it = it->first.rfind("GIT_", 0) == 0 && !kept.count(it->first) ? env.erase(it) : std::next(it);
   }
