@@ -64,16 +64,19 @@ struct Catalog {
   }
 };
 
+// The tools whose schemas FlatSchema builds.
+std::set<std::string> campaignToolNames() {
+  return {"define_target", "confirm_target", "prepare_environment", "read_tips", "run_baseline", "begin_round",
+          "rebuild_kernel", "run_tests", "run_quick_bench", "validate_round", "accept_or_revert", "termination_check",
+          "final_acceptance", "report", "campaign_status", "query_trend", "list_ineffective_directions",
+          "read_best_summary", "query_tips", "append_tip", "poll_job"};
+}
+
 }  // namespace
 
 TEST_CASE("campaign tools: every schema is flat, every name snake_case, annotations as documented") {
   Catalog c;
-  const std::set<std::string> mine = {"define_target", "confirm_target", "prepare_environment", "read_tips",
-                                      "run_baseline", "begin_round", "rebuild_kernel", "run_tests",
-                                      "run_quick_bench", "validate_round", "accept_or_revert", "termination_check",
-                                      "final_acceptance", "report", "campaign_status", "query_trend",
-                                      "list_ineffective_directions", "read_best_summary", "query_tips",
-                                      "append_tip", "poll_job"};
+  const std::set<std::string> mine = campaignToolNames();
   std::set<std::string> seen;
   for (const auto& name : c.registry.toolNames()) {
     const auto* t = c.registry.findTool(name);
@@ -115,6 +118,39 @@ TEST_CASE("campaign tools: an integer beyond int is refused with the field named
   CHECK(r.isError);
   CHECK(text(r).find("round") != std::string::npos);
   CHECK(text(r).find("-2147483648") == std::string::npos);
+}
+
+TEST_CASE("campaign tools: an oversized string is refused with its length, not echoed; every string is bounded") {
+  Catalog c;
+  FakeContext ctx;
+  const std::string huge(10u << 20, 'a');
+  auto r = c.call("campaign_status", {{"campaign_dir", huge}}, ctx);
+  CHECK(r.isError);
+  CHECK(text(r).find("campaign_dir") != std::string::npos);
+  CHECK(text(r).find("at most 8192") != std::string::npos);
+  CHECK(text(r).size() < 4096);
+  // A long hypothesis never reaches the engine (nor the ledger).
+  auto b = c.call("begin_round", {{"campaign_dir", "/nonexistent"}, {"statement", std::string(20000, 'x')},
+                                  {"change", "x"}, {"expected_size_pct", 5}, {"rule11_bucket", "K1"}, {"files", {"a"}}},
+                  ctx);
+  CHECK(b.isError);
+  CHECK(text(b).find("statement") != std::string::npos);
+  CHECK(text(b).find("at most 8192") != std::string::npos);
+  CHECK(text(b).size() < 4096);
+  // The schemas say so, for every string and list of strings of every tool.
+  for (const auto& tool : campaignToolNames()) {
+    const auto* t = c.registry.findTool(tool);
+    REQUIRE_MESSAGE(t, tool);
+    for (const auto& [name, schema] : t->inputSchema["properties"].items()) {
+      CAPTURE(tool);
+      CAPTURE(name);
+      if (schema.value("type", "") == "string") CHECK(schema.contains("maxLength"));
+      if (schema.value("type", "") == "array") {
+        CHECK(schema.contains("maxItems"));
+        CHECK(schema["items"].contains("maxLength"));
+      }
+    }
+  }
 }
 
 TEST_CASE("campaign tools: confirm_target asks the user through elicitation when the client can") {

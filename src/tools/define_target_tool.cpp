@@ -17,7 +17,7 @@ mcp::ToolSpec makeDefineTargetTool(const CampaignToolDeps& deps) {
   s.string("repo_path", "The git repository holding the kernel (absolute, or relative to the server's workspace)", true)
       .string("campaign_dir", "Where to put the campaign (default <repo>/.kopt/campaigns/<op>_<backend>_<gpu>_<date>)")
       .string("manifest_path", "A manifest YAML file inside the repository or workspace (e.g. manifests/cpu_gemm.yaml)")
-      .string("manifest_yaml", "The manifest as YAML text")
+      .string("manifest_yaml", "The manifest as YAML text", false, FlatSchema::kMaxDocumentChars)
       .string("target_op", "The op, e.g. gemm_fp8_blockwise")
       .string("target_backend", "TRITON, CK, HIPBLASLT, TURBO, HIP, CUDA or CPU")
       .string("target_gpu", "Arch (gfx942, gfx950, sm_90, cpu) or product (MI300X, H100, ...)")

@@ -17,8 +17,10 @@ json prop(const char* type, const std::string& description) { return json{{"type
 
 }  // namespace
 
-FlatSchema& FlatSchema::string(const std::string& name, const std::string& description, bool required) {
+FlatSchema& FlatSchema::string(const std::string& name, const std::string& description, bool required,
+                               long long maxLength) {
   properties_[name] = prop("string", description);
+  properties_[name]["maxLength"] = maxLength;
   if (required) required_.push_back(name);
   return *this;
 }
@@ -27,6 +29,7 @@ FlatSchema& FlatSchema::enumeration(const std::string& name, const std::vector<s
                                     const std::string& description, bool required) {
   json p = prop("string", description);
   p["enum"] = values;
+  p["maxLength"] = kMaxStringChars;
   properties_[name] = p;
   if (required) required_.push_back(name);
   return *this;
@@ -58,7 +61,10 @@ FlatSchema& FlatSchema::boolean(const std::string& name, const std::string& desc
 }
 
 FlatSchema& FlatSchema::strings(const std::string& name, const std::string& description, bool required) {
-  properties_[name] = json{{"type", "array"}, {"items", {{"type", "string"}}}, {"description", description}};
+  properties_[name] = json{{"type", "array"},
+                           {"items", {{"type", "string"}, {"maxLength", kMaxStringChars}}},
+                           {"maxItems", kMaxListItems},
+                           {"description", description}};
   if (required) required_.push_back(name);
   return *this;
 }

@@ -29,7 +29,14 @@ struct CampaignToolDeps {
 // required, descriptions; no $ref, no nesting.
 class FlatSchema {
  public:
-  FlatSchema& string(const std::string& name, const std::string& description, bool required = false);
+  // Every string argument is bounded (issue 13, item 9): unbounded, a 10 MB campaign_dir came back
+  // as a 10.5 MB error and a 10 MB hypothesis landed in the ledger. The registry validates the
+  // schema before any handler runs, and its refusal gives the length, not the value.
+  static constexpr long long kMaxStringChars = 8192;     // paths, names, prose of one round
+  static constexpr long long kMaxDocumentChars = 262144;  // whole documents (manifest_yaml)
+  static constexpr long long kMaxListItems = 256;
+  FlatSchema& string(const std::string& name, const std::string& description, bool required = false,
+                     long long maxLength = kMaxStringChars);
   FlatSchema& enumeration(const std::string& name, const std::vector<std::string>& values, const std::string& description,
                           bool required = false);
   FlatSchema& integer(const std::string& name, const std::string& description, bool required = false,
