@@ -32,7 +32,13 @@ std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std
   for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
     if (it->type == ev::kRoundBegun && it->round == round) break;
     if (it->type == ev::kBuildFinished && it->round == round) {
-      if (it->payload.value("ok", false) && it->payload.value("fingerprint", "") == fingerprint) return {};
+      // Reused only while the tree, build outputs included, is what that build left (issue 12,
+      // class 2: a binary copied in after rebuild_kernel); a record without "content" predates it.
+      const std::string content = it->payload.value("content", "");
+      if (it->payload.value("ok", false) && it->payload.value("fingerprint", "") == fingerprint &&
+          (content.empty() || content == candidateContentFingerprint(s))) {
+        return {};
+      }
       break;
     }
   }
@@ -45,13 +51,14 @@ std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std
     s.clearStep();
     return "the build was cancelled";
   }
-  s.record(ev::kBuildFinished, round,
-           json{{"ok", r.ok()},
-                {"outcome", exec::toString(r.outcome)},
-                {"exit_code", r.exitCode},
-                {"wall_ms", r.wallTime.count()},
-                {"fingerprint", fingerprint},
-                {"automatic", true}});
+  json payload{{"ok", r.ok()},
+               {"outcome", exec::toString(r.outcome)},
+               {"exit_code", r.exitCode},
+               {"wall_ms", r.wallTime.count()},
+               {"fingerprint", fingerprint},
+               {"automatic", true}};
+  if (r.ok()) payload["content"] = candidateContentFingerprint(s);
+  s.record(ev::kBuildFinished, round, payload);
   if (r.ok()) return {};
   return "the build " + describe(r) + "; log tail:\n" + logTail(rp.buildLog, 2000);
 }
@@ -252,12 +259,13 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
     return detail::lostRunFailure(build ? "rebuild_kernel" : "run_tests", r.error);
   }
   s.checkpoint(build ? "build:after-run" : "tests:after-run");
-  s.record(build ? ev::kBuildFinished : ev::kTestsFinished, round,
-           json{{"ok", r.ok()},
-                {"outcome", exec::toString(r.outcome)},
-                {"exit_code", r.exitCode},
-                {"wall_ms", r.wallTime.count()},
-                {"fingerprint", fingerprint}});
+  json payload{{"ok", r.ok()},
+               {"outcome", exec::toString(r.outcome)},
+               {"exit_code", r.exitCode},
+               {"wall_ms", r.wallTime.count()},
+               {"fingerprint", fingerprint}};
+  if (build && r.ok()) payload["content"] = detail::candidateContentFingerprint(s);
+  s.record(build ? ev::kBuildFinished : ev::kTestsFinished, round, payload);
   result.ok = r.ok();
   result.outcome = detail::describe(r);
   result.exitCode = r.exitCode;

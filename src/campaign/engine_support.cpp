@@ -179,13 +179,16 @@ std::string nonKernelFingerprint(const std::map<std::string, std::string>& hashe
   return h.finishHex();
 }
 
-std::string worktreeContentFingerprint(const fs::path& dir) {
+std::string worktreeContentFingerprint(const fs::path& dir, const std::vector<std::string>& excluded) {
   std::vector<std::pair<std::string, std::string>> entries;  // relative path, "F<sha>" or "L<target>"
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
        it.increment(ec)) {
     const fs::path rel = it->path().lexically_relative(dir);
-    if (!rel.empty() && *rel.begin() == ".git") {  // a worktree's .git is a file; git's own data
+    const std::string relText = rel.generic_string();
+    const bool skip = (!rel.empty() && *rel.begin() == ".git") ||  // a worktree's .git is a file; git's own data
+                      std::any_of(excluded.begin(), excluded.end(), [&](const std::string& x) { return relText == x; });
+    if (skip) {
       if (it->is_directory(ec)) it.disable_recursion_pending();
       continue;
     }
@@ -210,6 +213,14 @@ std::string worktreeContentFingerprint(const fs::path& dir) {
     h.update(std::string_view("\n", 1));
   }
   return h.finishHex();
+}
+
+std::string candidateContentFingerprint(const Session& session) {
+  std::vector<std::string> excluded{".kopt"};
+  std::error_code ec;
+  const fs::path campaign = fs::weakly_canonical(session.paths.root, ec).lexically_relative(fs::weakly_canonical(session.repo, ec));
+  if (!campaign.empty() && *campaign.begin() != "..") excluded.push_back(campaign.generic_string());
+  return worktreeContentFingerprint(session.repo, excluded);
 }
 
 std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, const fs::path& dir,

@@ -54,7 +54,11 @@ inline constexpr const char* kFrozenNonKernelFiles = "repository outside the ker
 
 // sha256 over every file and symlink under `dir` (path and content), git's own .git left out:
 // sources, build outputs and ignored files alike, so nothing in the tree changes unseen.
-std::string worktreeContentFingerprint(const std::filesystem::path& dir);
+// `excluded`: paths relative to `dir` left out with everything under them.
+std::string worktreeContentFingerprint(const std::filesystem::path& dir, const std::vector<std::string>& excluded = {});
+// The same over the candidate's working tree, kopt's own records (.kopt, the campaign directory)
+// left out: recorded after every build of the candidate, so a binary swapped in afterwards shows.
+std::string candidateContentFingerprint(const Session& session);
 
 // A git worktree of `commit` at `dir` that kopt built with the manifest's build command (log at
 // `buildLog`) and recorded in the ledger (ev::kWorktreeBuilt, with the tree's content hash). A
