@@ -14,11 +14,13 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "exec/orphans.h"
 #include "mcp/http_transport.h"
 #include "mcp/registry.h"
 #include "mcp/stdio_transport.h"
 #include "tools/catalog.h"
 #include "tools/conformance_fixtures.h"
+#include "util/text.h"
 
 namespace kopt::cli {
 
@@ -234,6 +236,17 @@ int serveCommand(const Args& args) {
     }
   }
   signal(SIGPIPE, SIG_IGN);  // a vanished client shows up as a failed write, not a dead server
+
+  // Builds and benches of a kopt server that was killed would run beside this one's: end them
+  // before anything runs, and mark this server's own children for the next one to find.
+  const exec::OrphanReport orphans = exec::endOrphansOfDeadServers();
+  if (!orphans.ended.empty() || !orphans.stillAlive.empty()) {
+    std::cerr << "kopt serve: ended " << orphans.ended.size() << " process(es) left by kopt server(s) that died ("
+              << util::join(orphans.deadServers, ", ") << ")";
+    if (!orphans.stillAlive.empty()) std::cerr << "; " << orphans.stillAlive.size() << " did not go";
+    std::cerr << "\n";
+  }
+  exec::markServer();
 
   if (options.setup.workspaceRoot.empty()) options.setup.workspaceRoot = std::filesystem::current_path();
   mcp::Registry registry;
