@@ -57,9 +57,11 @@ class WorkerProcess {
   void stop();
   void resume();
   // True when every live process of the worker's session is stopped (state T in /proc): the idle
-  // arm is really idle while the other arm's batch runs. Waits up to `within` for the kernel to
+  // arm is really idle while the other arm's batch runs. A thread waiting for a CPU takes the stop
+  // only when it next runs, which on a loaded 2-core machine took more than the 500 ms this waited
+  // before (a loaded CI run lost a session, likely that way). Waits up to `within` for the kernel to
   // deliver the stop to every thread.
-  bool allStopped(std::chrono::milliseconds within = std::chrono::milliseconds(500)) const;
+  bool allStopped(std::chrono::milliseconds within = std::chrono::milliseconds(2000)) const;
 
   // Pins every thread of every process of the worker's session to `cpus` (and so what they start
   // later). Two workers start and prepare a shape in parallel on any CPU, then share one while
