@@ -82,24 +82,27 @@ struct Outcome2 {
   std::string summary, decisionKeys, trend, optimizeMarkers, gitSubjects, kernel;
 };
 
+// A campaign of the fake kernel through its baseline (an engine of its own, then gone).
+std::string campaignAfterBaseline(FakeWorkspace& ws) {
+  CampaignEngine engine(ws.options());
+  DefineTargetRequest d;
+  d.repoPath = "repo";
+  d.manifestPath = "manifest.yaml";
+  d.created = "2026-04-12 09:30";
+  auto defined = engine.defineTarget(d);
+  REQUIRE(defined.ok());
+  const std::string dir = defined.value().campaignDir;
+  REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
+  REQUIRE(engine.prepareEnvironment(dir).ok());
+  REQUIRE(engine.readTips(dir).ok());
+  REQUIRE(engine.runBaseline(dir, {}).ok());
+  return dir;
+}
+
 // Runs baseline + one accepted round; `fault` (may be empty) fires once.
 Outcome2 runScenario(const std::string& fault) {
   FakeWorkspace ws;
-  std::string dir;
-  {
-    CampaignEngine engine(ws.options());
-    DefineTargetRequest d;
-    d.repoPath = "repo";
-    d.manifestPath = "manifest.yaml";
-    d.created = "2026-04-12 09:30";
-    auto defined = engine.defineTarget(d);
-    REQUIRE(defined.ok());
-    dir = defined.value().campaignDir;
-    REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
-    REQUIRE(engine.prepareEnvironment(dir).ok());
-    REQUIRE(engine.readTips(dir).ok());
-    REQUIRE(engine.runBaseline(dir, {}).ok());
-  }
+  const std::string dir = campaignAfterBaseline(ws);
   ws.faults = {fault};
   bool fired = false;
   for (const auto& step : roundSteps()) {
@@ -180,21 +183,7 @@ TEST_CASE("recovery: a crash at any of ten points of a round resumes with the sa
 
 TEST_CASE("recovery: a commit that only borrows kopt's message is not adopted (issue 12, class 5)") {
   FakeWorkspace ws;
-  std::string dir;
-  {
-    CampaignEngine engine(ws.options());
-    DefineTargetRequest d;
-    d.repoPath = "repo";
-    d.manifestPath = "manifest.yaml";
-    d.created = "2026-04-12 09:30";
-    auto defined = engine.defineTarget(d);
-    REQUIRE(defined.ok());
-    dir = defined.value().campaignDir;
-    REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
-    REQUIRE(engine.prepareEnvironment(dir).ok());
-    REQUIRE(engine.readTips(dir).ok());
-    REQUIRE(engine.runBaseline(dir, {}).ok());
-  }
+  const std::string dir = campaignAfterBaseline(ws);
   const auto steps = roundSteps();
   for (const auto& step : steps) {
     if (step.name == "accept_or_revert") break;

@@ -168,6 +168,7 @@ std::map<std::string, std::string> nonKernelFileHashes(const Session& session) {
   return out;
 }
 
+// "<path>\0<digest>\n" per entry, in path order.
 std::string nonKernelFingerprint(const std::map<std::string, std::string>& hashes) {
   util::Sha256 h;
   for (const auto& [path, digest] : hashes) {
@@ -204,15 +205,8 @@ std::string worktreeContentFingerprint(const fs::path& dir, const std::vector<st
       entries.emplace_back(rel.generic_string(), "F" + digest);
     }
   }
-  std::sort(entries.begin(), entries.end());
-  util::Sha256 h;
-  for (const auto& [path, what] : entries) {
-    h.update(path);
-    h.update(std::string_view("\0", 1));
-    h.update(what);
-    h.update(std::string_view("\n", 1));
-  }
-  return h.finishHex();
+  // Sorted by path, as the map nonKernelFingerprint hashes: the same text for the same tree.
+  return nonKernelFingerprint(std::map<std::string, std::string>(entries.begin(), entries.end()));
 }
 
 std::string candidateContentFingerprint(const Session& session) {
