@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <optional>
-#include <set>
 #include <cmath>
 #include <map>
 #include <system_error>
@@ -12,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "campaign/bench_worker.h"
-#include "exec/cpu_affinity.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
@@ -103,7 +100,12 @@ struct SessionTiming {
   json toJson() const {
     json out{{"start_ms", startMs}, {"close_ms", closeMs}, {"total_ms", totalMs}, {"shapes", json::array()}};
     for (const auto& s : shapes) {
-      out["shapes"].push_back({{"shape", s.shape}, {"prepare_ms", s.prepareMs}, {"blocks_ms", s.blocksMs}, {"batch_wall_ms", s.batchWallMs}, {"batch_handle_ms", s.batchHandleMs}, {"row_ms", s.rowMs}});
+      out["shapes"].push_back({{"shape", s.shape},
+                               {"prepare_ms", s.prepareMs},
+                               {"blocks_ms", s.blocksMs},
+                               {"batch_wall_ms", s.batchWallMs},
+                               {"batch_handle_ms", s.batchHandleMs},
+                               {"row_ms", s.rowMs}});
     }
     return out;
   }
