@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "exec/stray_processes.h"
 
 namespace {
 
@@ -23,6 +24,9 @@ Usage:
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every process a command orphans comes back to kopt instead of init, so one that left its
+  // command's session is found and ended (exec/stray_processes.h).
+  kopt::exec::becomeSubreaper();
   if (argc < 2) return kopt::cli::serveCommand({});
   const std::string command = argv[1];
   kopt::cli::Args rest(argv + 2, argv + argc);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "campaign/bench_worker.h"
+#include "exec/stray_processes.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
@@ -226,6 +227,14 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
       long long errors[2] = {0, 0};
       for (int i = 0; i < count && !failed(); ++i) {
         const int index = first + i;
+        // A process that left a worker's session (setsid, double fork) is neither stopped with its
+        // arm nor ended with it, and could slow the other arm: end it and refuse the look. The best
+        // passed these checks when it was the candidate; the code under test is the candidate's.
+        if (const auto strays = exec::endStrayProcesses(); !strays.empty()) {
+          arms[kCandidate].error = "the measurement is refused: " + exec::strayText(strays) +
+                                   " (found between the blocks of " + shape + ")";
+          break;
+        }
         for (bool candidateTurn : blockOrder(index)) {
           const int a = candidateTurn ? kCandidate : kBest;
           ArmState& idle = arms[1 - a];

@@ -17,6 +17,7 @@
 
 #include "campaign/bench_worker.h"
 #include "exec/cpu_affinity.h"
+#include "exec/stray_processes.h"
 
 namespace kopt::campaign {
 namespace {
@@ -222,6 +223,17 @@ TEST_CASE("a candidate worker that dies fails the candidate arm and nothing else
   // The best, measured nothing, says why: the engine judges the candidate's failure first.
   CHECK(pairs[0].best.error.rfind("not measured: the candidate worker died", 0) == 0);
   CHECK(assemble(pairs, kHeader, {"s1", "s2"}).candidateRunFailed);
+}
+
+TEST_CASE("a candidate that starts a daemon outside its session: the daemon ends, the look is refused") {
+  REQUIRE(exec::becomeSubreaper());  // as kopt's main does: the double-forked daemon comes back to us
+  Fixture f("daemon", json{{"mode", "daemon_at_prepare"}}, json::object());
+  auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(pairs.size() == 2);
+  CHECK_FALSE(pairs[0].candidate.ok);
+  CHECK(pairs[0].candidate.error.find("the measurement is refused: 1 process escaped") != std::string::npos);
+  CHECK(pairs[0].candidate.error.find("'sleep'") != std::string::npos);
+  CHECK(exec::findStrayProcesses().empty());
 }
 
 TEST_CASE("a best worker that breaks the protocol fails the best arm") {

@@ -48,7 +48,10 @@ struct RunResult {
   int signal = 0;     // valid when outcome == Signaled
   std::chrono::milliseconds wallTime{0};
   std::string error;  // human-readable cause when not a clean exit
-  bool ok() const { return outcome == Outcome::Exited && exitCode == 0; }
+  // Processes the command left running outside its session, which kopt ended (stray_processes.h);
+  // empty when none. A command that leaves processes behind did not succeed, whatever its code.
+  std::string escaped;
+  bool ok() const { return outcome == Outcome::Exited && exitCode == 0 && escaped.empty(); }
 };
 
 // Observations while a command runs, for MCP progress notifications.

@@ -28,6 +28,7 @@
 #include "exec/executor.h"
 #include "exec/output_tail.h"
 #include "exec/process_group.h"
+#include "exec/stray_processes.h"
 
 namespace bp = boost::process;
 namespace fs = std::filesystem;
@@ -40,6 +41,7 @@ namespace {
 constexpr milliseconds kProgressEvery{250};  // at most ~4 progress callbacks a second
 constexpr milliseconds kActivityEvery{200};  // how often the group's CPU time is sampled
 constexpr milliseconds kMaxPoll{50};
+constexpr milliseconds kStrayScanEvery{500};  // a /proc walk: a few ms
 constexpr milliseconds kReapWait{5000};  // after SIGKILL, how long to wait for the group to vanish
 
 std::string errnoText(int err) { return std::strerror(err); }
@@ -213,7 +215,11 @@ class LocalExecutor final : public Executor {
 
     std::error_code ec;
     std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+    // Registered before any stray scan can see it (stray_processes.h); forgotten once reaped.
+    auto spawning = OwnChildren::spawnLock();
     bp::child child(bp::exe = std::get<fs::path>(resolved).string(), bp::args = args, bp::env = env, setup, ec);
+    if (!ec && child.valid()) OwnChildren::add(child.id());
+    spawning.unlock();
     if (ec || !child.valid()) {
       return failedToStart("could not start '" + spec.argv.front() + "': " + ec.message(), start);
     }
@@ -238,6 +244,13 @@ class LocalExecutor final : public Executor {
     auto lastProgress = start - kProgressEvery;
     milliseconds pause{1};
     bool lostChild = false;
+    // Processes that left the session are ended as soon as they are seen, not only at the end: a
+    // daemon holding the command's pipe open would otherwise keep a shell waiting until the hang limit.
+    std::vector<StrayProcess> escapedProcesses;
+    auto lastStrayScan = start;
+    auto endStrays = [&] {
+      for (auto& s : endStrayProcesses()) escapedProcesses.push_back(std::move(s));
+    };
 
     auto stopFor = [&](Outcome why, std::string reason) {
       killedFor = why;
@@ -272,6 +285,10 @@ class LocalExecutor final : public Executor {
         }
       }
 
+      if (now - lastStrayScan >= kStrayScanEvery) {
+        lastStrayScan = now;
+        endStrays();
+      }
       if (bytes != reportedBytes && now - lastProgress >= kProgressEvery && observer.onProgress) {
         reportedBytes = bytes;
         lastProgress = now;
@@ -305,10 +322,16 @@ class LocalExecutor final : public Executor {
     // The command is over (or was stopped); anything it left running in its group goes too, so a
     // stray background process can neither disturb the next measurement nor outlive kopt.
     if (!killedFor && !groupEmpty(pid)) stopGroup(pid, spec.killGrace);
+    // What left the session (setsid, double fork) was re-parented to kopt, the subreaper: end it,
+    // and refuse the command (issue 12, class 7).
+    endStrays();
+    const std::string escaped = strayText(escapedProcesses);
 
     RunResult result;
+    result.escaped = escaped;
     std::error_code ec;
     if (!lostChild) child.wait(ec);
+    OwnChildren::remove(pid);
     result.wallTime = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
     if (lostChild || ec) {
       result.outcome = Outcome::Lost;
@@ -332,6 +355,7 @@ class LocalExecutor final : public Executor {
         result.error = "'" + spec.argv.front() + "' exited with code " + std::to_string(result.exitCode);
       }
     }
+    if (!escaped.empty()) result.error += (result.error.empty() ? "" : "; ") + escaped;
     return result;
   }
 };

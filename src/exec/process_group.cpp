@@ -10,61 +10,10 @@
 #include <cstring>
 #include <string>
 
+#include "exec/proc_stat.h"
+
 namespace kopt::exec {
 namespace {
-
-struct ProcStat {
-  char state = '?';
-  pid_t pgrp = 0;
-  pid_t session = 0;
-  std::uint64_t cpuTicks = 0;
-};
-
-// Parses /proc/<pid>/stat. The command name (field 2) may contain spaces and parentheses, so the
-// fields after it are found from the *last* ')'.
-bool readStat(pid_t pid, ProcStat& out) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  FILE* f = std::fopen(path, "re");
-  if (!f) return false;
-  char buf[1024];
-  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  buf[n] = '\0';
-  const char* close = std::strrchr(buf, ')');
-  if (!close || close[1] == '\0') return false;
-  // Fields from 3 on: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
-  //                    utime stime cutime cstime ...
-  char state = '?';
-  int ppid = 0, pgrp = 0, session = 0, tty = 0, tpgid = 0;
-  unsigned flags = 0;
-  unsigned long minflt = 0, cminflt = 0, majflt = 0, cmajflt = 0, utime = 0, stime = 0;
-  long cutime = 0, cstime = 0;
-  const int got = std::sscanf(close + 2, "%c %d %d %d %d %d %u %lu %lu %lu %lu %lu %lu %ld %ld",
-                              &state, &ppid, &pgrp, &session, &tty, &tpgid, &flags, &minflt,
-                              &cminflt, &majflt, &cmajflt, &utime, &stime, &cutime, &cstime);
-  if (got != 15) return false;
-  out.state = state;
-  out.pgrp = pgrp;
-  out.session = session;
-  out.cpuTicks = utime + stime + static_cast<std::uint64_t>(cutime > 0 ? cutime : 0) +
-                 static_cast<std::uint64_t>(cstime > 0 ? cstime : 0);
-  return true;
-}
-
-template <typename Fn>
-void forEachProcess(Fn fn) {
-  DIR* dir = opendir("/proc");
-  if (!dir) return;
-  while (dirent* e = readdir(dir)) {
-    char* end = nullptr;
-    const long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    ProcStat st;
-    if (readStat(static_cast<pid_t>(pid), st)) fn(static_cast<pid_t>(pid), st);
-  }
-  closedir(dir);
-}
 
 // Calls fn(tid) for every thread of `pid`; false when its task list could not be read.
 template <typename Fn>
@@ -84,7 +33,7 @@ bool forEachThread(pid_t pid, Fn fn) {
 }
 
 bool belongs(const ProcStat& st, pid_t leader) {
-  return st.state != 'Z' && st.state != 'X' && (st.pgrp == leader || st.session == leader);
+  return !st.zombie() && (st.pgrp == leader || st.session == leader);
 }
 
 }  // namespace
@@ -152,8 +101,7 @@ int pinGroup(pid_t leader, const std::set<int>& cpus) {
 
 bool processAlive(pid_t pid) {
   ProcStat st;
-  if (!readStat(pid, st)) return false;
-  return st.state != 'Z' && st.state != 'X';
+  return readProcStat(pid, st) && !st.zombie();
 }
 
 }  // namespace kopt::exec

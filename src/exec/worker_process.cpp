@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "exec/process_group.h"
+#include "exec/stray_processes.h"
 
 extern char** environ;
 
@@ -132,7 +133,11 @@ bool WorkerProcess::start(const WorkerSpec& spec) {
   CPU_ZERO(&pinned);
   if (spec.cpu) CPU_SET(*spec.cpu, &pinned);
 
+  // Registered before any stray scan can see it (stray_processes.h); forgotten once reaped.
+  auto spawning = OwnChildren::spawnLock();
   const pid_t pid = ::fork();
+  if (pid > 0) OwnChildren::add(pid);
+  spawning.unlock();
   if (pid < 0) {
     error_ = std::string("fork: ") + std::strerror(errno);
     for (int fd : {logFd, in[0], in[1], out[0], out[1]}) ::close(fd);
@@ -253,10 +258,12 @@ bool WorkerProcess::reap(bool block) {
   const pid_t r = ::waitpid(pid_, &status, block ? 0 : WNOHANG);
   if (r == pid_) {
     waitStatus_ = status;
+    OwnChildren::remove(pid_);
     return true;
   }
   if (r < 0 && errno == ECHILD) {
     waitStatus_ = 0;
+    OwnChildren::remove(pid_);
     return true;
   }
   return false;

@@ -13,6 +13,8 @@
 #include <iterator>
 #include <set>
 
+#include "exec/stray_processes.h"
+
 extern char** environ;
 
 namespace kopt::campaign::lineage {
@@ -124,7 +126,13 @@ GitOutput runGit(const std::filesystem::path& cwd, const std::vector<std::string
   posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, "git", &actions, nullptr, argv.data(), envp.data());
+  int rc = 0;
+  {
+    // Registered before any stray scan can see it (exec/stray_processes.h): kopt waits for it below.
+    auto spawning = exec::OwnChildren::spawnLock();
+    rc = posix_spawnp(&pid, "git", &actions, nullptr, argv.data(), envp.data());
+    if (rc == 0) exec::OwnChildren::add(pid);
+  }
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     result.err = std::string("cannot start git: ") + std::strerror(rc);
@@ -169,6 +177,7 @@ GitOutput runGit(const std::filesystem::path& cwd, const std::vector<std::string
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  exec::OwnChildren::remove(pid);
   result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }
