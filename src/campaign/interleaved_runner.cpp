@@ -293,6 +293,11 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
       arm.error = "the " + arm.worker.arm() + " worker did not exit cleanly after quit (" + exit + ")";
     }
   }
+  // Once more after both workers are gone: a daemon forked late in the last shape (its setsid
+  // racing the block checks) is found here, and the look is refused as above.
+  if (const auto strays = exec::endStrayProcesses(); !strays.empty() && arms[kCandidate].error.empty()) {
+    arms[kCandidate].error = "the measurement is refused: " + exec::strayText(strays) + " (found after the look)";
+  }
   timing.closeMs = msSince(closing);
   timing.totalMs = msSince(t0);
   util::writeFileAtomic(plan.runsDir / (stem + "-timing.json"), timing.toJson().dump(1) + "\n");
