@@ -94,7 +94,8 @@ TEST_CASE("docs/statistics.md's defaults table is what the code ships") {
       {"nearNoiseRemeasures", p.nearNoiseRemeasures}, {"chainDrop", p.chainDrop},
       {"aggregateConfidence", p.aggregateConfidence}, {"deltaFloor", p.deltaFloor}, {"seFloor", p.seFloor},
       {"mdePower", p.mdePower}, {"maxBlocks", p.maxBlocks}, {"harnessBiasFloor", p.harnessBiasFloor},
-      {"harnessBetweenRatio", p.harnessBetweenRatio}, {"minGain", p.minGain},
+      {"harnessBetweenRatio", p.harnessBetweenRatio}, {"processSdConfidence", p.processSdConfidence},
+      {"minGain", p.minGain},
       {"acceptanceDelta", p.acceptanceDelta}, {"minPairs", p.minPairs},
       {"bootstrapResamples", p.bootstrapResamples}};
   std::map<std::string, int> seenManifest, seenPolicy;

@@ -73,6 +73,11 @@ struct GatePolicy {
   // A/A means must be <= harnessBetweenRatio x the within-process SE.
   double harnessBiasFloor = 0.0025;
   double harnessBetweenRatio = 1.5;
+  // Every shape's SE floor per look is this upper confidence bound of the A/A session means' sd
+  // (ShapeNoise::processSd), whether or not the block passed as the unit: 3 sessions estimate it
+  // with 2 degrees of freedom, and a process effect the 1.5x test let through gave false
+  // REGRESSED/IMPROVED verdicts on the H200 (docs/statistics.md section 3).
+  double processSdConfidence = 0.8;
   // Older names the engine still reads: pairs (= blocks) per VALIDATE and per REMEASURE, and the
   // cap. Kept equal to blocksPerLook and blocksPerLook * maxLooks; the gate stops at whichever of
   // maxLooks and maxPairs comes first.
@@ -110,11 +115,11 @@ struct ShapeNoise {
   // The practical threshold recorded with the calibration: the policy margin (clamped). Verdicts
   // take delta from the policy, so a ledger's older noise-derived delta is never used again.
   double delta = 0.0;
-  // The process-means fallback: when the A/A's worker sessions disagree beyond their blocks
-  // (ReplicationUnit::ProcessMean), the sd of one session's mean log ratio. A verdict's SE is
-  // never below it divided by the square root of the sessions the round ran (Calibration::
-  // forSessions): blocks from one process cannot be more certain than processes disagree. 0 when
-  // the block is a valid unit.
+  // The upper GatePolicy::processSdConfidence bound of the sd of one A/A worker session's mean
+  // log ratio, for every shape (the process-means fallback or not). A verdict's SE is never below
+  // it divided by the square root of the sessions the round ran (Calibration::forSessions):
+  // blocks from one process cannot be more certain than processes disagree. 0 with fewer than 2
+  // sessions.
   double processSd = 0.0;
 };
 
@@ -305,6 +310,10 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy);
 double studentTQuantile(double p, double df);
 double studentTUpperTail(double t, double df);
 double normalQuantile(double p);
+// The upper `confidence` bound of a standard deviation estimated as `sd` with `df` degrees of
+// freedom: sd * sqrt(df / chi2_{1-confidence}(df)), the chi-square quantile by Wilson-Hilferty.
+// 2 df at 0.8: about 2.1 x sd.
+double sdUpperBound(double sd, int df, double confidence);
 // Holm step-down adjusted p-values (same order as the input).
 std::vector<double> holmAdjust(const std::vector<double>& pValues);
 // Pocock's group-sequential boundary: the constant c such that K looks at equally spaced

@@ -389,6 +389,15 @@ TEST_CASE("harness check: the bias SE is never below the session means' scatter"
   CHECK_FALSE(noisy.failedOnlyOnBias());
 }
 
+TEST_CASE("the upper bound of an sd from few degrees of freedom") {
+  // Exact chi-square quantiles: chi2_0.2(2) = 0.4463 -> 2.117 x; chi2_0.2(10) = 6.179 -> 1.272 x.
+  CHECK(sdUpperBound(1.0, 2, 0.8) == doctest::Approx(2.117).epsilon(0.02));
+  CHECK(sdUpperBound(1.0, 10, 0.8) == doctest::Approx(1.272).epsilon(0.01));
+  CHECK(sdUpperBound(0.5, 2, 0.8) == doctest::Approx(0.5 * sdUpperBound(1.0, 2, 0.8)));
+  CHECK(sdUpperBound(1.0, 2, 0.9) > sdUpperBound(1.0, 2, 0.8));
+  CHECK(sdUpperBound(1.0, 0, 0.8) == 1.0);  // nothing to bound
+}
+
 TEST_CASE("harness check: a process-level component falls back to process means") {
   GatePolicy p;
   // Sessions read -0.4%, 0, +0.4% with 0.1% per block: blocks of one session are not independent
@@ -409,9 +418,15 @@ TEST_CASE("process-means fallback: the session sd floors every verdict's SE, div
   HarnessCheck h = checkHarness(aaSessions(0.001, 8, {-0.004, 0.0, 0.004}, 0.0, 63), p);
   REQUIRE(h.calibration.shapes.size() == 1);
   const double processSd = h.calibration.shapes[0].processSd;
-  CHECK(processSd == doctest::Approx(h.shapes[0].betweenSd));
+  CHECK(processSd == doctest::Approx(sdUpperBound(h.shapes[0].betweenSd, 2, p.processSdConfidence)));
   CHECK(h.calibration.forSessions(4).shapes[0].processSd == doctest::Approx(processSd / 2.0));
-  CHECK(checkHarness(aaSessions(0.001, 8, {0.0, 0.0, 0.0}, 0.0, 63), p).calibration.shapes[0].processSd == 0.0);
+  // Sessions that pass the 1.5x test still floor the SE at the bound of their spread: 3 sessions
+  // cannot show that a process effect is absent.
+  const HarnessCheck quiet = checkHarness(aaSessions(0.001, 8, {0.0, 0.0, 0.0}, 0.0, 63), p);
+  REQUIRE((quiet.shapes[0].unit == ReplicationUnit::Block));
+  CHECK(quiet.calibration.shapes[0].processSd ==
+        doctest::Approx(sdUpperBound(quiet.shapes[0].betweenSd, 2, p.processSdConfidence)));
+  CHECK(quiet.shapes[0].message.find("SE floor per look") != std::string::npos);
   // One session of 8 quiet blocks reading 1% slower: significant on blocks alone (a noted
   // slowdown within the margin); with the floor of sessions that scatter by ~0.4% it cannot be
   // told from a process effect, and the interval widens accordingly.
