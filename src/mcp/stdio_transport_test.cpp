@@ -1,6 +1,8 @@
 #include "mcp/stdio_transport.h"
 
 #include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -102,4 +104,43 @@ TEST_CASE("stdio: stop() returns from run() with stdin still open and cancels ru
   server.join();
   CHECK(cancelled);
   fclose(out);
+}
+
+TEST_CASE("stdio: a client that stops reading: output stays bounded, requests stay unread, stop() still ends it") {
+  ::signal(SIGPIPE, SIG_IGN);  // the request writer below gets EPIPE when the server is gone
+  Registry registry;
+  Pipes pipes;
+  StdioOptions options;
+  options.maxQueuedBytes = 4096;
+  options.shutdownWriteGrace = std::chrono::milliseconds(200);
+  StdioTransport transport(pipes.in[0], pipes.out[1], options);
+  Session session(registry, ServerInfo{}, transport);
+  std::thread server([&] { transport.run(session); });
+
+  // Many pings, and nobody reads the answers: far more than the output pipe and the queue hold.
+  std::thread client([&] {
+    std::string all = R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})" "\n";
+    for (int i = 1; i <= 8000; ++i) all += R"({"jsonrpc":"2.0","id":)" + std::to_string(i) + R"(,"method":"ping"})" "\n";
+    std::size_t at = 0;
+    while (at < all.size()) {
+      const ssize_t n = ::write(pipes.in[1], all.data() + at, all.size() - at);
+      if (n <= 0) break;  // the server ended and its end of the pipe closed
+      at += static_cast<std::size_t>(n);
+    }
+  });
+  // The output pipe fills first, then the queue up to its cap: from then on the reader waits.
+  while (transport.queuedBytes() + 64 < options.maxQueuedBytes) std::this_thread::yield();
+  int unread = 0;
+  while (unread == 0) {
+    REQUIRE(ioctl(pipes.in[0], FIONREAD, &unread) == 0);
+    std::this_thread::yield();
+  }
+  CHECK(transport.queuedBytes() <= options.maxQueuedBytes + 64);  // bounded: one reply over at most
+  CHECK(unread > 0);  // requests wait in the pipe: the server stopped reading them
+
+  transport.stop();  // SIGTERM's path: returns although the client never reads again
+  server.join();
+  close(pipes.in[0]);
+  pipes.in[0] = -1;
+  client.join();
 }
