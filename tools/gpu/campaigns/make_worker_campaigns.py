@@ -46,7 +46,7 @@ def side_stream_round(planted, review, round_no):
     return [begin] + edits + rest + [copy.deepcopy(review)]
 
 
-def worker_script(kernel, exploit=True):
+def worker_script(kernel, exploit=True, planted_first=False):
     gate = json.load(open(os.path.join(HERE, f"triton_{kernel}_gate.json")))
     steps = gate["steps"]
     setup, aa, planted = steps[0:5], steps[5:10], steps[10:16]
@@ -59,7 +59,7 @@ def worker_script(kernel, exploit=True):
         out.extend(side_stream_round(planted, review, round_no))
         round_no += 1
     for _ in range(ROUNDS):
-        for block in (aa, planted):
+        for block in ((planted, aa) if planted_first else (aa, planted)):
             block = copy.deepcopy(block)
             block[0]["expect"] = {"/round": round_no}
             round_no += 1
@@ -72,6 +72,10 @@ def worker_script(kernel, exploit=True):
 # The matmul rounds without the exploit round, for a device call that only adds gate rounds.
 with open(os.path.join(HERE, "triton_matmul_worker_rounds.json"), "w") as f:
     json.dump(worker_script("matmul", exploit=False), f, indent=1)
+    f.write("\n")
+# The same with each pair's planted round first: a call cut short by its time still adds planted rounds.
+with open(os.path.join(HERE, "triton_matmul_worker_rounds_planted_first.json"), "w") as f:
+    json.dump(worker_script("matmul", exploit=False, planted_first=True), f, indent=1)
     f.write("\n")
 
 for kernel in ("matmul", "rmsnorm"):
