@@ -1313,9 +1313,12 @@ class ShapeBench:
 
     def warmup(self, direction, n_plain):
         """`n_plain` plain calls (compiles, autotunes; a random count, so the phase cannot be found
-        by counting calls), then two verified warm-up batches: the first learns how long the host
-        takes to queue a call (it sizes the spins), the second what one call costs in a batch.
-        Returns that cost in ms: what a batch of n calls takes is about n times it."""
+        by counting calls), then three verified warm-up batches: the first pays the first-use costs
+        of the checks (allocations, kernel loads) and learns a first host time per call, the second
+        learns the steady one (it sizes the spins), the third what one call costs in a batch.
+        Returns that cost in ms: what a batch of n calls takes is about n times it. (With two, the
+        first batch's first-use costs sized the second's spin: on the H200 an 18 us matmul read as
+        18 ms a call, and kopt sized its batches at the minimum of 3 calls.)"""
         if self.ring is None:
             self._build_ring()
         for w in range(n_plain):
@@ -1325,7 +1328,8 @@ class ShapeBench:
             else:
                 self.op.prepare_backward(slot[:self.n_in], slot[self.n_in:])()
         self.dev.synchronize()
-        self.run_batch(direction, WARMUP_BATCH, keep=False)
+        for _ in range(2):
+            self.run_batch(direction, WARMUP_BATCH, keep=False)
         return self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"] / WARMUP_BATCH
 
     def ok(self):
