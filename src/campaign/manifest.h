@@ -2,6 +2,7 @@
 // manifest.yaml: what the user confirmed at DEFINE_TARGET (loop-contract section 2) plus kopt's own
 // settings (schema, gate policy, executor, timeouts, tips root). Parsed at the edge into typed
 // values; every problem is a FieldError naming the field and the fix.
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -169,6 +170,10 @@ using ManifestResult = std::variant<Manifest, std::vector<FieldError>>;
 
 // Parses and validates. All errors are collected (not just the first).
 ManifestResult parseManifest(const std::string& yamlText);
+// Every key a manifest may have, by section ("" = the top level, then "schema", "gate",
+// "executor", "timeouts", "bench"), in the order the docs list them: the parser refuses any other,
+// and docs/manifest.md documents exactly these (manifest_doc_test.cpp holds them equal).
+const std::map<std::string, std::vector<std::string>>& manifestKeys();
 // Validates a Manifest built in code (e.g. by define_target from tool arguments).
 std::vector<FieldError> validateManifest(const Manifest& m);
 // Emits every field; parseManifest(toYaml(m)) == m.

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -20,14 +21,22 @@ const char* const kGpuHint =
     "an arch (gfx942, gfx950, sm_90, sm_100, cpu) or a product (MI300X, MI325X, MI350X, MI355X, "
     "H100, H200, B200)";
 
-const std::set<std::string>& knownKeys() {
-  static const std::set<std::string> keys = {
-      "target_op", "target_backend", "target_lang", "target_gpu", "execution_mode",
-      "project_skill", "performance_target", "primary_metric", "target_shapes", "kernel_source",
-      "test_command", "benchmark_command", "quick_command", "build_command", "profile_command",
-      "representative_shapes", "git_commit", "git_branch", "base_branch", "max_iterations",
-      "max_duration", "created", "schema", "gate", "executor", "timeouts", "bench", "tips_root"};
-  return keys;
+// The keys of one section of manifestKeys(), for the unknown-key checks.
+const std::set<std::string>& sectionKeys(const std::string& section) {
+  static const std::map<std::string, std::set<std::string>> sets = [] {
+    std::map<std::string, std::set<std::string>> out;
+    for (const auto& [name, keys] : manifestKeys()) out[name] = std::set<std::string>(keys.begin(), keys.end());
+    return out;
+  }();
+  return sets.at(section);
+}
+
+// "a, b, c or d"
+std::string keyList(const std::string& section) {
+  const auto& keys = manifestKeys().at(section);
+  std::string out;
+  for (std::size_t i = 0; i < keys.size(); ++i) out += (i == 0 ? "" : i + 1 == keys.size() ? " or " : ", ") + keys[i];
+  return out;
 }
 
 bool isNull(const YAML::Node& n) { return !n.IsDefined() || n.IsNull(); }
@@ -251,15 +260,8 @@ void readGate(Reader& r, const YAML::Node& root, Manifest& m) {
   if (auto v = r.number<int>(n, "max_pairs", "gate.max_pairs", fix)) g.maxPairs = *v;
   else if (isNull(n["max_pairs"])) g.maxPairs = g.pairs * g.maxLooks;
   for (auto it = n.begin(); it != n.end(); ++it) {
-    static const std::set<std::string> keys = {"regression_pct", "near_noise_pct", "near_noise_remeasures",
-                                               "chain_drop_pct", "pairs", "max_pairs", "family_alpha",
-                                               "margin_pct", "target_mde_pct", "max_looks"};
     std::string key = it->first.as<std::string>();
-    if (!keys.count(key)) {
-      r.error("gate." + key, "is not a gate setting",
-              "use regression_pct, near_noise_pct, near_noise_remeasures, chain_drop_pct, pairs, "
-              "max_pairs, family_alpha, margin_pct, target_mde_pct or max_looks");
-    }
+    if (!sectionKeys("gate").count(key)) r.error("gate." + key, "is not a gate setting", "use " + keyList("gate"));
   }
 }
 
@@ -312,12 +314,10 @@ void readExecutor(Reader& r, const YAML::Node& root, Manifest& m) {
                                "give the device ids to shard a full validation over, e.g. [0, 1]")) {
     m.executor.devices = *devices;
   }
-  static const std::set<std::string> keys = {"kind", "partition", "gres", "time", "account", "extra_args", "mode", "devices"};
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
-    if (!keys.count(key)) {
-      r.error("executor." + key, "is not an executor setting",
-              "use kind, partition, gres, time, account, extra_args, mode or devices");
+    if (!sectionKeys("executor").count(key)) {
+      r.error("executor." + key, "is not an executor setting", "use " + keyList("executor"));
     }
   }
   // The exec layer's own checks (a Slurm time that is not one, a partition with a space, ...)
@@ -354,9 +354,7 @@ void readTimeouts(Reader& r, const YAML::Node& root, Manifest& m) {
   one("hang", m.timeouts.hangSeconds);
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
-    if (key != "build" && key != "test" && key != "bench" && key != "hang") {
-      r.error("timeouts." + key, "is not a timeout", "use build, test, bench or hang");
-    }
+    if (!sectionKeys("timeouts").count(key)) r.error("timeouts." + key, "is not a timeout", "use " + keyList("timeouts"));
   }
 }
 
@@ -386,12 +384,31 @@ void readBench(Reader& r, const YAML::Node& root, Manifest& m) {
         m.bench.batchMs = ms;
       }
     } else {
-      r.error("bench." + key, "is not a bench setting", "use protocol or batch_ms");
+      r.error("bench." + key, "is not a bench setting", "use " + keyList("bench"));
     }
   }
 }
 
 }  // namespace
+
+const std::map<std::string, std::vector<std::string>>& manifestKeys() {
+  static const std::map<std::string, std::vector<std::string>> keys = {
+      {"",
+       {"target_op", "target_backend", "target_lang", "target_gpu", "execution_mode", "project_skill",
+        "performance_target", "primary_metric", "target_shapes", "kernel_source", "test_command",
+        "benchmark_command", "quick_command", "build_command", "profile_command", "representative_shapes",
+        "git_commit", "git_branch", "base_branch", "max_iterations", "max_duration", "created", "schema", "gate",
+        "executor", "timeouts", "bench", "tips_root"}},
+      {"schema", {"kind", "columns", "check_column", "metric_columns"}},
+      {"gate",
+       {"regression_pct", "near_noise_pct", "near_noise_remeasures", "chain_drop_pct", "pairs", "max_pairs",
+        "family_alpha", "margin_pct", "target_mde_pct", "max_looks"}},
+      {"executor", {"kind", "partition", "gres", "time", "account", "extra_args", "mode", "devices"}},
+      {"timeouts", {"build", "test", "bench", "hang"}},
+      {"bench", {"protocol", "batch_ms"}},
+  };
+  return keys;
+}
 
 ManifestResult parseManifest(const std::string& yamlText) {
   std::vector<FieldError> errors;
@@ -413,7 +430,7 @@ ManifestResult parseManifest(const std::string& yamlText) {
 
   for (auto it = root.begin(); it != root.end(); ++it) {
     std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
-    if (!knownKeys().count(key)) {
+    if (!sectionKeys("").count(key)) {
       r.error(key, "is not a manifest field", "remove it or check its spelling");
     }
   }
