@@ -15,7 +15,9 @@ Usage:
   kopt serve --http HOST:PORT          serve MCP over Streamable HTTP at http://HOST:PORT/mcp
              [--token-file FILE] [--conformance-fixtures] [--workspace DIR]
   kopt call <tool> '<json-args>'       run one tool in-process and print its result
-  kopt demo [--keep DIR]               run a whole campaign on the bundled CPU kernel through MCP
+  kopt demo [--dir DIR] [--script FILE] [--source DIR] [--quiet]
+                                       run a whole campaign on the bundled CPU kernel through MCP
+                                       (--script: a scripted campaign, tools/demo/README.md)
   kopt doctor                          report what is installed, which GPU, what would fail
   kopt bench                           measure kopt's own speed (see docs/performance.md)
   kopt --version | --help

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine:
-#   tools/bootstrap.sh demo   install what is missing, build, run `kopt demo`
+#   tools/bootstrap.sh demo   install what is missing, build kopt alone, run `kopt demo`
 #   tools/bootstrap.sh test   install what is missing (incl. the npm test clients), build, run every test
 #   tools/bootstrap.sh build  install the build dependencies and build only
 # It installs only what is missing, so a second run costs a build check and nothing else.
@@ -35,7 +35,7 @@ install_missing() {
 build_deps=(ca-certificates cmake ninja-build g++ pkg-config git
             libcpp-httplib-dev nlohmann-json3-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev
             doctest-dev python3)
-test_deps=(librsvg2-bin procps slurm-wlm munge)
+test_deps=(librsvg2-bin procps slurm-wlm munge dpkg-dev)
 
 install_node_clients() {
   if ! command -v npm >/dev/null; then install_missing nodejs npm; fi
@@ -48,19 +48,30 @@ install_node_clients() {
        npm install --no-save --no-audit --no-fund --loglevel=error >/dev/null; })
 }
 
+# build [TARGET...]: everything, or only the named targets (and what they need).
 build() {
   install_missing "${build_deps[@]}"
   # A kopt binary needs git identity only to commit accepted rounds; the campaign sets its own
   # fallback committer, so nothing to configure here.
   cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build_dir" -j"$jobs"
+  local started=$SECONDS
+  if [ $# -gt 0 ]; then
+    log "building $* (ninja prints [done/total] per step)"
+    cmake --build "$build_dir" -j"$jobs" --target "$@"
+  else
+    log "building everything, tests included (ninja prints [done/total] per step)"
+    cmake --build "$build_dir" -j"$jobs"
+  fi
+  log "built in $((SECONDS - started)) s"
 }
 
 case "$mode" in
   build)
     build ;;
   demo)
-    build
+    # The demo needs the kopt binary only: it builds the CPU kernel itself, in the campaign's
+    # own copy of it, with the kernel's build.sh.
+    build kopt
     exec "$build_dir/kopt" demo ;;
   test)
     install_missing "${build_deps[@]}" "${test_deps[@]}"

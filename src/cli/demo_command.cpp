@@ -29,8 +29,21 @@ struct DemoOptions {
   bool quiet = false;
 };
 
-fs::path defaultSourceDir() {
-  if (const char* env = std::getenv("KOPT_SOURCE_DIR")) return env;
+fs::path selfExecutable() {
+  std::error_code ec;
+  auto self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path("kopt") : self;
+}
+
+}  // namespace
+
+// Where the demo's script and kernel are: KOPT_SOURCE_DIR, then an installed kopt's share/kopt
+// (cmake --install, the .deb), then the source tree this binary was built from.
+fs::path demoSourceDir() {
+  if (const char* env = std::getenv("KOPT_SOURCE_DIR"); env && *env) return env;
+  std::error_code ec;
+  const fs::path installed = selfExecutable().parent_path() / ".." / "share" / "kopt";
+  if (fs::is_regular_file(installed / "tools/demo/cpu_campaign.json", ec)) return fs::weakly_canonical(installed, ec);
 #ifdef KOPT_SOURCE_DIR
   return KOPT_SOURCE_DIR;
 #else
@@ -38,11 +51,7 @@ fs::path defaultSourceDir() {
 #endif
 }
 
-fs::path selfExecutable() {
-  std::error_code ec;
-  auto self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path("kopt") : self;
-}
+namespace {
 
 int run(const std::string& command) { return std::system(command.c_str()); }
 
@@ -103,7 +112,7 @@ std::string indent(const std::string& text, size_t maxLines) {
 }
 
 int parseArgs(const Args& args, DemoOptions& options) {
-  options.sourceDir = defaultSourceDir();
+  options.sourceDir = demoSourceDir();
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* flag) -> std::optional<std::string> {

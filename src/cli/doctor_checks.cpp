@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/commands.h"
 #include "device/device_report.h"
 #include "device/device_runtime.h"
 #include "device/peak_table.h"
@@ -219,6 +220,14 @@ void checkSkills(const Probes& p, std::vector<Check>& checks) {
   else
     checks.push_back(make("skills", "skills (MCP prompts)", Status::Warn, "skills directory not found",
                           "set KOPT_SKILLS_DIR to the repository's skills/ folder so the skills are served as prompts"));
+  if (!p.demoSourceDir) return;
+  const fs::path demo = p.demoSourceDir();
+  std::error_code ec;
+  if (fs::is_regular_file(demo / "tools/demo/cpu_campaign.json", ec))
+    checks.push_back(make("demo", "kopt demo's script and kernel", Status::Ok, demo.string()));
+  else
+    checks.push_back(make("demo", "kopt demo's script and kernel", Status::Warn, "not found under " + demo.string(),
+                          "install kopt (cmake --install, the .deb) or set KOPT_SOURCE_DIR to a kopt checkout"));
 }
 
 }  // namespace
@@ -357,6 +366,7 @@ Probes systemProbes() {
     return std::nullopt;
   };
   p.skillsDir = [] { return tools::findSkillsDir(); };
+  p.demoSourceDir = [] { return demoSourceDir(); };
   return p;
 }
 

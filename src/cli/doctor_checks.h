@@ -47,6 +47,7 @@ struct Probes {
   std::function<std::optional<std::string>(const std::filesystem::path& dir)> checkWritable;
   std::function<std::optional<std::filesystem::path>(const std::string& program)> which;
   std::function<std::filesystem::path()> skillsDir;
+  std::function<std::filesystem::path()> demoSourceDir;  // empty: not checked
   // What the executor can reach (exec::inspectExecutor: for Slurm, the partition, its nodes and
   // GPUs). Unset: the executor is not inspected.
   std::function<exec::ExecutorReport(const exec::ExecutorConfig&)> executor;

@@ -214,7 +214,12 @@ std::filesystem::path findSkillsDir() {
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
   fs::path dir = exe.parent_path();
-  for (const fs::path& candidate : {dir / ".." / "share" / "kopt" / "skills", dir / ".." / "skills", dir / ".." / ".." / "skills"}) {
+  std::vector<fs::path> candidates = {dir / ".." / "share" / "kopt" / "skills", dir / ".." / "skills",
+                                      dir / ".." / ".." / "skills"};
+#ifdef KOPT_SOURCE_DIR
+  candidates.push_back(fs::path(KOPT_SOURCE_DIR) / "skills");  // a binary copied away from its build
+#endif
+  for (const fs::path& candidate : candidates) {
     if (fs::is_regular_file(candidate / "SKILL.md", ec)) return fs::weakly_canonical(candidate, ec);
   }
   return {};
