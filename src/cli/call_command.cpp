@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "exec/orphans.h"
 #include "mcp/json_rpc.h"
 #include "mcp/registry.h"
 #include "mcp/server.h"
@@ -80,6 +81,9 @@ int callCommand(const Args& args) {
     }
   }
   if (options.workspaceRoot.empty()) options.workspaceRoot = std::filesystem::current_path();
+  // A `kopt call` runs builds and benches like a server does: the same clean-up before, and the
+  // same mark on its children, so a call killed with -9 leaves nothing the next one misses.
+  if (const std::string ended = exec::takeOverFromDeadServers("kopt call"); !ended.empty()) std::cerr << ended << "\n";
   mcp::Registry registry;
   try {
     tools::registerCatalog(registry, options);

@@ -239,14 +239,7 @@ int serveCommand(const Args& args) {
 
   // Builds and benches of a kopt server that was killed would run beside this one's: end them
   // before anything runs, and mark this server's own children for the next one to find.
-  const exec::OrphanReport orphans = exec::endOrphansOfDeadServers();
-  if (!orphans.ended.empty() || !orphans.stillAlive.empty()) {
-    std::cerr << "kopt serve: ended " << orphans.ended.size() << " process(es) left by kopt server(s) that died ("
-              << util::join(orphans.deadServers, ", ") << ")";
-    if (!orphans.stillAlive.empty()) std::cerr << "; " << orphans.stillAlive.size() << " did not go";
-    std::cerr << "\n";
-  }
-  exec::markServer();
+  if (const std::string ended = exec::takeOverFromDeadServers("kopt serve"); !ended.empty()) std::cerr << ended << "\n";
 
   if (options.setup.workspaceRoot.empty()) options.setup.workspaceRoot = std::filesystem::current_path();
   mcp::Registry registry;

@@ -103,4 +103,16 @@ OrphanReport endOrphansOfDeadServers() {
   return report;
 }
 
+std::string takeOverFromDeadServers(const std::string& who) {
+  const OrphanReport orphans = endOrphansOfDeadServers();
+  markServer();
+  if (orphans.ended.empty() && orphans.stillAlive.empty()) return "";
+  std::string line = who + ": ended " + std::to_string(orphans.ended.size()) +
+                     " process(es) left by kopt server(s) that died (";
+  for (std::size_t i = 0; i < orphans.deadServers.size(); ++i) line += (i ? ", " : "") + orphans.deadServers[i];
+  line += ")";
+  if (!orphans.stillAlive.empty()) line += "; " + std::to_string(orphans.stillAlive.size()) + " did not go";
+  return line;
+}
+
 }  // namespace kopt::exec

@@ -4,10 +4,10 @@
 // process keeps its environment for life, in whatever session or process group it moves to. A new
 // server ends every process whose KOPT_SERVER names a server that is no longer running, before
 // it runs anything: a build or bench of the dead server would otherwise run beside the retried
-// one, and time and results of both would be wrong (issue 13, item 7).
+// one, and time and results of both would be wrong (docs/robustness.md, item 7).
 //
 // Residual: a process that clears its own environment (execve with a new one) is not found; the
-// referee's process checks (issue 12, class 7) are the defence there.
+// referee's process checks (docs/integrity.md, referee hole 7) are the defence there.
 #include <sys/types.h>
 
 #include <optional>
@@ -33,5 +33,10 @@ struct OrphanReport {
 // Ends (SIGKILL) every process of this user whose KOPT_SERVER names a process that no longer runs
 // (or runs with another start time: the pid was reused), then waits a little for them to go.
 OrphanReport endOrphansOfDeadServers();
+
+// What every kopt process that runs commands (`kopt serve`, `kopt call`) does before anything
+// else: end the processes of dead servers, then mark itself (markServer) for the next one to find.
+// Returns a line for stderr ("kopt serve: ended 2 process(es) ...") when it found any, else "".
+std::string takeOverFromDeadServers(const std::string& who);
 
 }  // namespace kopt::exec
