@@ -32,8 +32,9 @@ std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std
   for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
     if (it->type == ev::kRoundBegun && it->round == round) break;
     if (it->type == ev::kBuildFinished && it->round == round) {
-      // Reused only while the tree, build outputs included, is what that build left (issue 12,
-      // class 2: a binary copied in after rebuild_kernel); a record without "content" predates it.
+      // Reused only while the tree, build outputs included, is what that build left (a binary
+      // copied in after rebuild_kernel: docs/integrity.md, referee hole 2); a record without
+      // "content" predates it.
       const std::string content = it->payload.value("content", "");
       if (it->payload.value("ok", false) && it->payload.value("fingerprint", "") == fingerprint &&
           (content.empty() || content == candidateContentFingerprint(s))) {

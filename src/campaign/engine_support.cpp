@@ -220,8 +220,8 @@ std::string candidateContentFingerprint(const Session& session) {
 std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, const fs::path& dir,
                                 const std::string& commit, const fs::path& buildLog, const CallContext& ctx) {
   std::error_code ec;
-  // Before issue 12 a "<dir>.built" marker file said the build was done: a file the agent could
-  // write (beside its own binary in the tree). It means nothing now.
+  // Once a "<dir>.built" marker file said the build was done: a file the agent could write
+  // (beside its own binary in the tree; docs/integrity.md, referee hole 2). It means nothing now.
   fs::remove(dir.string() + ".built", ec);
   const Command& build = session.manifest.buildCommand;
   const std::string buildSha = build.empty() ? "" : util::sha256Hex(build.text);

@@ -45,7 +45,7 @@ std::string describe(const exec::RunResult& r);
 // The tracked files of the repository outside the kernel sources, each with the sha256 of its
 // bytes on disk ("<missing>" when gone): the harness sources a build compiles, scripts, data.
 // Listed by `git ls-files` and hashed by kopt, so no git view (assume-unchanged, skip-worktree,
-// filters) can hide an edit (issue 12, classes 3 and 4).
+// filters) can hide an edit (docs/integrity.md, referee holes 3, 4).
 std::map<std::string, std::string> nonKernelFileHashes(const Session& session);
 // One sha256 over that map (paths and hashes): what BASELINE freezes as
 // kFrozenNonKernelFiles.
@@ -63,7 +63,7 @@ std::string candidateContentFingerprint(const Session& session);
 // A git worktree of `commit` at `dir` that kopt built with the manifest's build command (log at
 // `buildLog`) and recorded in the ledger (ev::kWorktreeBuilt, with the tree's content hash). A
 // tree that still hashes to that record is reused; any other is reset to the commit, cleaned of
-// every untracked and ignored file, and built again (issue 12, classes 2 and 9). Returns an error
+// every untracked and ignored file, and built again (docs/integrity.md, referee holes 2, 9). Returns an error
 // text, or "" when ready.
 std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, const std::filesystem::path& dir,
                                 const std::string& commit, const std::filesystem::path& buildLog,

@@ -323,7 +323,7 @@ class LocalExecutor final : public Executor {
     // stray background process can neither disturb the next measurement nor outlive kopt.
     if (!killedFor && !groupEmpty(pid)) stopGroup(pid, spec.killGrace);
     // What left the session (setsid, double fork) was re-parented to kopt, the subreaper: end it,
-    // and refuse the command (issue 12, class 7).
+    // and refuse the command (docs/integrity.md, referee hole 7).
     endStrays();
     const std::string escaped = strayText(escapedProcesses);
 

@@ -15,13 +15,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-CommandSpec shell(const TempDir& dir, const std::string& script) {
-  CommandSpec spec;
-  spec.argv = {"sh", "-c", script};
-  spec.stdoutPath = dir / "out.txt";
-  spec.timeout = 60s;
-  return spec;
-}
+CommandSpec shell(const TempDir& dir, const std::string& script) { return shellCommand(dir, script); }
 
 RunResult run(const CommandSpec& spec, const RunObserver& observer = {}) {
   return makeLocalExecutor()->run(spec, observer);

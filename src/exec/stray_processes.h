@@ -1,5 +1,5 @@
 #pragma once
-// Processes that escaped the command that started them (issue 12, class 7). kopt ends a command by
+// Processes that escaped the command that started them (docs/integrity.md, referee hole 7). kopt ends a command by
 // signalling its session and process group (process_group.h), so a kernel that forks a daemon into
 // a session of its own (setsid, double fork) would outlive its arm and could slow the other arm's
 // measurement (SIGSTOP it, burn its CPU, queue GPU work).

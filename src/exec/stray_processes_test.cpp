@@ -10,16 +10,12 @@
 
 using namespace kopt::exec;
 using namespace kopt::exec::testing;
-using namespace std::chrono_literals;
 
 namespace {
 
 RunResult runShell(const TempDir& dir, const std::string& script) {
-  CommandSpec spec;
-  spec.argv = {"sh", "-c", script};
+  CommandSpec spec = shellCommand(dir, script);
   spec.cwd = dir.path();
-  spec.stdoutPath = dir / "out.txt";
-  spec.timeout = 60s;
   return makeLocalExecutor()->run(spec, {});
 }
 

@@ -35,6 +35,15 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// `sh -c script` writing its output to <dir>/out.txt, with a limit that only bounds a broken test.
+inline CommandSpec shellCommand(const TempDir& dir, const std::string& script) {
+  CommandSpec spec;
+  spec.argv = {"sh", "-c", script};
+  spec.stdoutPath = dir / "out.txt";
+  spec.timeout = std::chrono::seconds(60);
+  return spec;
+}
+
 inline std::string readFile(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;

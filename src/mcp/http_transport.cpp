@@ -248,7 +248,7 @@ struct HttpTransport::Impl {
     server.new_task_queue = [maxThreads] { return new ElasticPool(maxThreads); };
     server.set_payload_max_length(options.maxBodyBytes);
     // An answer is a few small writes (status line and headers, then the body): with Nagle on, the
-    // second waits for the client's delayed ACK, about 40 ms per keep-alive request (issue 13).
+    // second waits for the client's delayed ACK, about 40 ms per keep-alive request (docs/robustness.md, item 4).
     // Set on the listening socket; Linux copies it to every accepted one.
     server.set_tcp_nodelay(true);
     server.set_keep_alive_max_count(1000);

@@ -19,7 +19,7 @@ struct StdioOptions {
   // At EOF, running calls get this long to finish on their own before they are cancelled.
   std::chrono::milliseconds eofGrace{10000};
   // Backpressure: with this much output queued for a client that does not read, the reader stops
-  // reading requests and senders wait, until the client reads again (issue 13, item 3).
+  // reading requests and senders wait, until the client reads again (docs/robustness.md, item 3).
   std::size_t maxQueuedBytes = 64u << 20;
   // At shutdown, queued output gets this long to reach a client that does not read; then it is
   // dropped and the server exits instead of blocking in write(2) for ever.

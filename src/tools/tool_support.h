@@ -29,7 +29,7 @@ struct CampaignToolDeps {
 // required, descriptions; no $ref, no nesting.
 class FlatSchema {
  public:
-  // Every string argument is bounded (issue 13, item 9): unbounded, a 10 MB campaign_dir came back
+  // Every string argument is bounded (docs/robustness.md, item 9): unbounded, a 10 MB campaign_dir came back
   // as a 10.5 MB error and a 10 MB hypothesis landed in the ledger. The registry validates the
   // schema before any handler runs, and its refusal gives the length, not the value.
   static constexpr long long kMaxStringChars = 8192;     // paths, names, prose of one round

@@ -41,7 +41,7 @@ std::vector<std::string> buildEnv(const std::map<std::string, std::string>& extr
     auto eq = kv.find('=');
     if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  // A neutral view of the repository (issue 12, class 3): no inherited GIT_* variable reaches git
+  // A neutral view of the repository (docs/integrity.md, referee hole 3): no inherited GIT_* variable reaches git
   // (GIT_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY, GIT_CONFIG_PARAMETERS/COUNT would each change
   // what it reads) except the user's identity and their choice of global config file (whose
   // dangerous settings the command line overrides below); no system config; replace refs

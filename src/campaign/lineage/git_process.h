@@ -3,8 +3,8 @@
 // exec::Executor: git commands are short, need their stdout back as a string (not in a log file),
 // and must not depend on the executor being ready; environment kept (but no GIT_* variable other
 // than the user's identity), plus LC_ALL=C so messages are stable, GIT_TERMINAL_PROMPT=0 so
-// nothing ever waits for a password. Every call sees the repository neutrally (issue 12, class
-// 3): no hooks, no fsmonitor, no system config, no global attributes, replace refs ignored.
+// nothing ever waits for a password. Every call sees the repository neutrally (docs/integrity.md,
+// referee hole 3): no hooks, no fsmonitor, no system config, no global attributes, replace refs ignored.
 #include <filesystem>
 #include <map>
 #include <string>
