@@ -8,6 +8,9 @@
 #   lib/*.so                                    kopt's own shared dependencies (yaml-cpp, Boost,
 #                                               cpp-httplib, OpenSSL...), since the GPU machine's
 #                                               image (Ubuntu 24.04) has other versions or none
+#   gitbin/git                                  this machine's git (its libraries in lib/), for an
+#                                               image without one: kopt runs git for every campaign;
+#                                               h200_campaigns.sh puts it on PATH when git is missing
 # glibc, libstdc++ and libgcc_s are left to the GPU machine (newer there, backward compatible).
 # Usage: tools/gpu/make_bundle.sh [build-dir]   (default build-gpu-release; about 64 MiB at most)
 set -euo pipefail
@@ -38,7 +41,10 @@ find "$BUILD/kernels/hip" -maxdepth 1 -name libkopt_hip_kernels.so -exec cp {} "
 strip --strip-debug "$BUNDLE"/bin/* "$BUNDLE"/lib/*.so 2>/dev/null || true
 # kopt's shared dependencies, minus the C/C++ runtime and the GPU driver.
 skip='^(linux-vdso|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|ld-linux|libgcc_s|libstdc\+\+|libcuda\.so)'
-for exe in "$BUNDLE"/bin/kopt "$BUNDLE"/bin/kopt_device_probe; do
+# git: kopt's own commands are builtins of the one binary; GIT_EXEC_PATH is left to default.
+mkdir -p "$BUNDLE/gitbin"
+cp -L "$(command -v git)" "$BUNDLE/gitbin/git"
+for exe in "$BUNDLE"/bin/kopt "$BUNDLE"/bin/kopt_device_probe "$BUNDLE"/gitbin/git; do
   [ -f "$exe" ] || continue
   ldd "$exe" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
     if ! [[ "$name" =~ $skip ]]; then cp -L "$path" "$BUNDLE/lib/$name"; fi
@@ -49,5 +55,5 @@ Built by tools/gpu/make_bundle.sh on the development machine. Use with
   LD_LIBRARY_PATH=$PWD/build-gpu-bundle/lib build-gpu-bundle/bin/kopt call device_info '{}'
 TXT
 du -sh "$BUNDLE"
-ls -l "$BUNDLE/bin" "$BUNDLE/lib"
+ls -l "$BUNDLE/bin" "$BUNDLE/lib" "$BUNDLE/gitbin"
 exit $status
