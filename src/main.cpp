@@ -15,9 +15,10 @@ Usage:
   kopt serve --http HOST:PORT          serve MCP over Streamable HTTP at http://HOST:PORT/mcp
              [--token-file FILE] [--conformance-fixtures] [--workspace DIR]
   kopt call <tool> '<json-args>'       run one tool in-process and print its result
-  kopt demo [--dir DIR] [--script FILE] [--source DIR] [--quiet]
+  kopt demo [--dir DIR] [--script FILE] [--source DIR] [--repo GIT_REPO] [--quiet]
                                        run a whole campaign on the bundled CPU kernel through MCP
-                                       (--script: a scripted campaign, tools/demo/README.md)
+                                       (--script: a scripted campaign, --repo: on your own
+                                       repository; tools/demo/README.md)
   kopt doctor                          report what is installed, which GPU, what would fail
   kopt bench                           measure kopt's own speed (see docs/performance.md)
   kopt --version | --help

@@ -26,6 +26,7 @@ struct DemoOptions {
   fs::path sourceDir;
   fs::path scriptPath;
   fs::path workDir;
+  fs::path repoDir;  // --repo: the campaign runs in this git repository itself, not in a copy
   bool quiet = false;
 };
 
@@ -84,7 +85,8 @@ std::optional<std::string> makeRepository(const fs::path& source, const fs::path
   const std::string git = "git -C " + quote(repo) + " ";
   if (run(git + "init -q -b main") != 0 ||
       run(git + "-c user.name=kopt-demo -c user.email=demo@kopt.invalid add -A") != 0 ||
-      run(git + "-c user.name=kopt-demo -c user.email=demo@kopt.invalid commit -qm 'CPU GEMM as shipped with kopt'") != 0) {
+      run(git + "-c user.name=kopt-demo -c user.email=demo@kopt.invalid commit -qm " +
+          quote("kopt demo: a copy of " + fs::weakly_canonical(source).filename().string())) != 0) {
     return "git could not create the demo repository in " + repo.string() + " (is git installed?)";
   }
   return std::nullopt;
@@ -134,16 +136,20 @@ int parseArgs(const Args& args, DemoOptions& options) {
       auto v = value("--source");
       if (!v) return 2;
       options.sourceDir = *v;
+    } else if (a == "--repo") {
+      auto v = value("--repo");
+      if (!v) return 2;
+      options.repoDir = *v;
     } else if (a == "--quiet") {
       options.quiet = true;
     } else {
       std::cerr << "kopt demo: unknown option '" << a << "'\n"
-                << "usage: kopt demo [--dir DIR] [--script FILE] [--source KOPT_SOURCE_DIR] [--quiet]\n";
+                << "usage: kopt demo [--dir DIR] [--script FILE] [--source KOPT_SOURCE_DIR] [--repo GIT_REPO] [--quiet]\n";
       return 2;
     }
   }
   if (options.scriptPath.empty()) options.scriptPath = options.sourceDir / "tools/demo/cpu_campaign.json";
-  if (options.workDir.empty()) {
+  if (options.workDir.empty() && options.repoDir.empty()) {
     std::string pattern = (fs::temp_directory_path() / "kopt-demo-XXXXXX").string();
     if (!mkdtemp(pattern.data())) {
       std::cerr << "kopt demo: cannot create a temporary directory\n";
@@ -180,16 +186,32 @@ int demoCommand(const Args& args) {
   }
   const CampaignScript& script = std::get<CampaignScript>(parsed);
 
-  const fs::path repo = fs::absolute(options.workDir / "repo");
-  if (auto error = makeRepository(options.sourceDir / script.kernelDir, repo)) {
-    std::cerr << "kopt demo: " << *error << "\n";
-    return 1;
+  // --repo: the user's own repository, its files and history as they are, and its @file:
+  // arguments read from it; otherwise a fresh repository holding a copy of the script's kernel_dir.
+  fs::path repo, workspace, files;
+  if (!options.repoDir.empty()) {
+    std::error_code ec;
+    repo = workspace = files = fs::weakly_canonical(fs::absolute(options.repoDir), ec);
+    if (!fs::exists(repo / ".git", ec)) {
+      std::cerr << "kopt demo: --repo " << options.repoDir << " is not the root of a git repository (no .git there): "
+                << "run `git init` and commit your kernel first\n";
+      return 1;
+    }
+    std::cout << "kopt demo: campaign '" << script.name << "' on your repository " << repo.string();
+  } else {
+    repo = fs::absolute(options.workDir / "repo");
+    workspace = fs::absolute(options.workDir);
+    files = options.sourceDir;
+    if (auto error = makeRepository(options.sourceDir / script.kernelDir, repo)) {
+      std::cerr << "kopt demo: " << *error << "\n";
+      return 1;
+    }
+    std::cout << "kopt demo: campaign '" << script.name << "' on a copy of " << script.kernelDir << " in " << repo.string();
   }
-  std::cout << "kopt demo: campaign '" << script.name << "' on a copy of " << script.kernelDir << " in " << repo.string()
-            << "\n          (a scripted agent drives `kopt serve` over MCP stdio; kopt runs and judges everything)\n\n";
+  std::cout << "\n          (a scripted agent drives `kopt serve` over MCP stdio; kopt runs and judges everything)\n\n";
 
-  std::map<std::string, std::string> variables{{"repo", repo.string()}, {"workdir", fs::absolute(options.workDir).string()}};
-  McpStdioClient client({selfExecutable().string(), "serve", "--stdio", "--workspace", fs::absolute(options.workDir).string()});
+  std::map<std::string, std::string> variables{{"repo", repo.string()}, {"workdir", workspace.string()}};
+  McpStdioClient client({selfExecutable().string(), "serve", "--stdio", "--workspace", workspace.string()});
   const auto started = std::chrono::steady_clock::now();
   int failures = 0;
   try {
@@ -207,7 +229,7 @@ int demoCommand(const Args& args) {
         continue;
       }
       const ToolStep& tool = std::get<ToolStep>(step.action);
-      auto argsOrError = substitute(tool.arguments, variables, options.sourceDir);
+      auto argsOrError = substitute(tool.arguments, variables, files);
       if (argsOrError.index() == 1) {
         std::cerr << "kopt demo: step '" << tool.tool << "': " << std::get<std::string>(argsOrError) << "\n";
         return 1;
