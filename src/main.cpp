@@ -19,7 +19,7 @@ Usage:
                                        run a whole campaign on the bundled CPU kernel through MCP
                                        (--script: a scripted campaign, --repo: on your own
                                        repository; tools/demo/README.md)
-  kopt doctor                          report what is installed, which GPU, what would fail
+  kopt doctor [--json] [--manifest F]  report what is installed, which GPU, what would fail
   kopt bench                           measure kopt's own speed (see docs/performance.md)
   kopt --version | --help
 )";
