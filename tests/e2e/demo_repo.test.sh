@@ -8,14 +8,7 @@ command -v git >/dev/null || { echo "git is required" >&2; exit 77; }
 export GIT_AUTHOR_NAME=kopt-e2e GIT_AUTHOR_EMAIL=e2e@example.com GIT_COMMITTER_NAME=kopt-e2e GIT_COMMITTER_EMAIL=e2e@example.com
 
 repo="$E2E_TMP/my-kernel"
-mkdir -p "$repo/kernel"
-src="$KOPT_SOURCE_DIR/tests/e2e/fake_kernel"
-cp "$src/bench.py" "$src/build.py" "$src/test.py" "$src/manifest.yaml" "$repo/"
-cp "$src/kernel/config.ini" "$src/kernel/impl.txt" "$repo/kernel/"
-cp "$src/gitignore" "$repo/.gitignore"
-git -C "$repo" init -q -b main
-git -C "$repo" add -A
-git -C "$repo" commit -q -m "my own kernel, my own history"
+fake_kernel_repo "$repo" "my own kernel, my own history"
 
 cat >"$E2E_TMP/script.json" <<'JSON'
 {"name": "my kernel", "kernel_dir": "unused-with-repo", "steps": [

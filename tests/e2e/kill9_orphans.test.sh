@@ -11,16 +11,10 @@ command -v pgrep >/dev/null || { echo "pgrep (procps) is required" >&2; exit 77;
 export GIT_AUTHOR_NAME=kopt-e2e GIT_AUTHOR_EMAIL=e2e@example.com GIT_COMMITTER_NAME=kopt-e2e GIT_COMMITTER_EMAIL=e2e@example.com
 
 ws="$E2E_TMP/ws"
-mkdir -p "$ws/repo/kernel"
-src="$KOPT_SOURCE_DIR/tests/e2e/fake_kernel"
-cp "$src/bench.py" "$src/test.py" "$src/manifest.yaml" "$ws/repo/"
-cp "$src/kernel/config.ini" "$src/kernel/impl.txt" "$ws/repo/kernel/"
-cp "$src/gitignore" "$ws/repo/.gitignore"
+fake_kernel_repo "$ws/repo"
 # A build that never ends on its own: a child process, as a compiler would be.
 printf 'import subprocess\nsubprocess.run(["sleep", "3133.7"])\n' >"$ws/repo/build.py"
-git -C "$ws/repo" init -q -b main
-git -C "$ws/repo" add -A
-git -C "$ws/repo" commit -q -m "fake kernel with a build that hangs"
+git -C "$ws/repo" commit -qam "a build that hangs"
 
 kcall() { "$KOPT_BIN" call --workspace "$ws" "$@"; }
 kcall define_target '{"repo_path":"repo","manifest_path":"repo/manifest.yaml","created":"2026-04-12 09:30"}' >"$E2E_TMP/define.json"

@@ -48,3 +48,16 @@ start_kopt_http() {
   KOPT_PORT=$(cat "$portfile")
   KOPT_URL="http://127.0.0.1:$KOPT_PORT/mcp"
 }
+
+# fake_kernel_repo DIR [MESSAGE]: a git repository at DIR holding tests/e2e/fake_kernel (kernel/,
+# build.py, test.py, bench.py, manifest.yaml), committed on main. Needs KOPT_SOURCE_DIR and git.
+fake_kernel_repo() {
+  local repo=$1 message=${2:-fake kernel} src="$KOPT_SOURCE_DIR/tests/e2e/fake_kernel"
+  mkdir -p "$repo/kernel"
+  cp "$src/bench.py" "$src/build.py" "$src/test.py" "$src/manifest.yaml" "$repo/"
+  cp "$src/kernel/config.ini" "$src/kernel/impl.txt" "$repo/kernel/"
+  cp "$src/gitignore" "$repo/.gitignore"
+  git -C "$repo" init -q -b main
+  git -C "$repo" add -A
+  git -C "$repo" -c user.name=kopt-e2e -c user.email=e2e@example.com commit -q -m "$message"
+}
