@@ -91,11 +91,6 @@ void OwnChildren::remove(pid_t leader) {
   registry().erase(leader);
 }
 
-bool OwnChildren::contains(pid_t leader) {
-  std::lock_guard<std::mutex> lock(registryMutex());
-  return registry().count(leader) > 0;
-}
-
 std::string StrayProcess::text() const {
   return "pid " + std::to_string(pid) + " '" + name + "' (session " + std::to_string(session) + ")";
 }

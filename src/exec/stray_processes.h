@@ -33,7 +33,6 @@ class OwnChildren {
   static std::unique_lock<std::mutex> spawnLock();
   static void add(pid_t leader);     // call with spawnLock() held
   static void remove(pid_t leader);  // after the leader is reaped
-  static bool contains(pid_t leader);
 };
 
 struct StrayProcess {
