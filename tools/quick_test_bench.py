@@ -916,8 +916,8 @@ class Op:
             a, b = (t.float() for t in inputs)
             c = outs[0].float()
             x = torch.randint(0, 2, (b.shape[-1], 1), generator=gen, device=c.device).float() * 2 - 1
-            return [_snr_t(torch.matmul(a, torch.matmul(b, x)), torch.matmul(c, x))]
-        return [_snr_t(r, o) for r, o in zip(ref, outs)]
+            return [_snr_rows(torch.matmul(a, torch.matmul(b, x)), torch.matmul(c, x))]
+        return [_snr_rows(r, o) for r, o in zip(ref, outs)]
 
     def _verify_backward(self, inputs, grads_out, grads, gen, ref=None):
         if self.kind == "gemm":
@@ -926,10 +926,10 @@ class Op:
             da, db = (t.float() for t in grads[:2])
             x = torch.randint(0, 2, (a.shape[-1], 1), generator=gen, device=a.device).float() * 2 - 1
             y = torch.randint(0, 2, (b.shape[-1], 1), generator=gen, device=a.device).float() * 2 - 1
-            s_a = _snr_t(torch.matmul(g, torch.matmul(b.transpose(-1, -2), x)), torch.matmul(da, x))
-            s_b = _snr_t(torch.matmul(a.transpose(-1, -2), torch.matmul(g, y)), torch.matmul(db, y))
+            s_a = _snr_rows(torch.matmul(g, torch.matmul(b.transpose(-1, -2), x)), torch.matmul(da, x))
+            s_b = _snr_rows(torch.matmul(a.transpose(-1, -2), torch.matmul(g, y)), torch.matmul(db, y))
             return [s_a, s_b]
-        return [_snr_t(r, o) for r, o in zip(ref, grads)]
+        return [_snr_rows(r, o) for r, o in zip(ref, grads)]
 
 
 def _compare(check_class, refs, outs):
@@ -968,44 +968,73 @@ def _label_seed(seed, label):
 
 # Device-side verification: every function below only queues work and returns tensors, so a batch
 # of calls is verified without a host synchronisation; the batch reads the results once at its end.
+# They work on stacks of calls (a leading dimension of n calls): queuing a check costs the host
+# 10-20 us per torch op, and checking each call on its own took 1.5-5 ms of host time per call on
+# the H200 (docs/gpu-validation.md), which capped a 20 ms batch of an 18 us matmul at 3 calls.
 
-def _snr_t(ref, out):
-    """_torch_snr as a 0-dim float64 tensor: inf when exact, nan when `out` holds NaN/Inf, -inf when
-    the reference is all zero but the output is not."""
-    r = ref.detach().double().reshape(-1)
-    o = out.detach().double().reshape(-1)
-    noise = ((o - r) ** 2).sum()
-    signal = (r ** 2).sum()
+def _snr_rows(ref, out):
+    """Per call (leading dimension) _torch_snr as float64: inf when exact, nan when the call's output
+    holds NaN/Inf, -inf when the reference is all zero but the output is not."""
+    n = out.shape[0]
+    r = ref.detach().double().reshape(n, -1)
+    o = out.detach().double().reshape(n, -1)
+    noise = ((o - r) ** 2).sum(dim=1)
+    signal = (r ** 2).sum(dim=1)
     snr = torch.where(noise == 0, torch.full_like(noise, float("inf")), 10.0 * torch.log10(signal / noise))
-    return torch.where(torch.isfinite(o).all(), snr, torch.full_like(snr, float("nan")))
+    return torch.where(torch.isfinite(o).all(dim=1), snr, torch.full_like(snr, float("nan")))
 
 
-def _unwritten_t(outs, false):
+def _unwritten_t(outs):
     """True when an output still holds non-finite values (the NaN poison): run on the timed stream
-    right behind the call, it sees an output whose writes were left on another stream."""
-    flag = false
+    right behind the call, it sees an output whose writes were left on another stream. None when
+    no output is a float tensor."""
+    flag = None
     for o in outs:
         if not (torch.is_tensor(o) and o.is_floating_point() and o.numel()):
             continue
         t = o.detach()
         if t.dtype not in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
             t = t.float()  # fp8: isfinite is not implemented for every float8 type
-        flag = flag | ~torch.isfinite(t).all()
+        bad = ~torch.isfinite(t).all()
+        flag = bad if flag is None else flag | bad
     return flag
 
 
-def _fingerprint_t(tensors, weights):
-    """A content fingerprint of the inputs (a random projection per tensor, fp64 sums), or None."""
-    parts = [(t.detach().reshape(-1).float() * w).sum(dtype=torch.float64)
-             for t, w in zip(tensors, weights) if w is not None]
-    return torch.stack(parts) if parts else None
+def _words(t):
+    """The tensor's contents as 16-bit integers (1-byte elements as 8-bit ones), exactly its bits."""
+    t = t.detach()
+    if t.dtype == torch.bool:
+        return t.to(torch.uint8)
+    if t.element_size() == 1:
+        return t.view(torch.uint8)
+    if t.element_size() == 2:
+        return t.view(torch.int16)
+    return t.contiguous().view(torch.int16)  # wider elements: their 16-bit words
 
 
-def _changed_t(before, after, false):
-    if before is None:
-        return false
-    same = (before == after) | (torch.isnan(before) & torch.isnan(after))
-    return ~same.all()
+def _fingerprint_rows(slots, seed, budget_bytes):
+    """Exact content fingerprints of ring slots, (n slots, tensors) int64: per tensor the sum of its
+    16-bit words times secret weights below 2^15 (each product fits int32; torch sums integers into
+    int64). Integer sums do not depend on the order of the reduction, so a fingerprint taken over
+    200 slots at once equals one taken over 3 of them (a float sum could differ in its last bits
+    between the two and fail an honest kernel)."""
+    if not slots:
+        return None
+    cols = []
+    for j, proto in enumerate(slots[0]):
+        if not (torch.is_tensor(proto) and proto.numel()):
+            continue
+        numel = _words(proto).numel()
+        gen = torch.Generator(device=proto.device)
+        gen.manual_seed((seed + j) % _U64)
+        w = torch.randint(1, 1 << 15, (numel,), generator=gen, device=proto.device, dtype=torch.int32)
+        per = max(1, budget_bytes // (numel * 12))
+        parts = []
+        for s in range(0, len(slots), per):
+            stacked = torch.stack([_words(sl[j]) for sl in slots[s:s + per]])
+            parts.append((stacked.reshape(stacked.shape[0], -1).to(torch.int32) * w).sum(dim=1))
+        cols.append(torch.cat(parts) if len(parts) > 1 else parts[0])
+    return torch.stack(cols, dim=1) if cols else None
 
 
 def _max_abs_err_t(refs, outs):
@@ -1033,19 +1062,21 @@ SPIN_MARGIN = 1.25  # spin this much longer than the host is expected to take to
 ESCAPE_RATIO, ESCAPE_SLACK_MS = 1.5, 0.25
 CLI_BATCH = 16  # CLI mode: queued calls per batch
 WARMUP_BATCH = 8
+WARMUP_FILL_MS = 10.0  # the third warm-up batch's target length (kopt's batches: 5 ms by default)
+VERIFY_CHUNK = 32  # timed calls checked together (stacked): the checks' host cost is paid per chunk
+VERIFY_BUDGET_BYTES = 1 << 30  # the most temporary device memory one stacked check may take
 
 
 class _BatchAcc:
-    """What one batch accumulates on the device (read once at its end) and on the host."""
+    """What one batch accumulates: device tensors read once at its end, and what the host saw."""
 
-    def __init__(self, device, n_calls, weights):
-        self.fails = torch.zeros(n_calls, dtype=torch.int32, device=device)  # per call: any check failed
-        self.reasons = torch.zeros(3, dtype=torch.int32, device=device)  # unwritten, wrong, inputs modified
+    def __init__(self, n_calls):
         self.host_fail = [False] * n_calls  # failures the host sees itself (shapes, streams, escapes)
-        self.worst = None  # per output: the lowest per-call SNR (device tensors)
-        self.max_err = None  # memory-bound ops: the largest per-call max |out - ref| (device tensor)
+        self.unwritten = {}  # call -> 0-dim bool tensor, queued right behind the call's end event
+        self.chunks = []  # per checked chunk: ([(call, slot position)], first position, [device tensors])
+        self.worst = None  # per output: the lowest per-call SNR (0-dim device tensors)
+        self.max_err = None  # memory-bound ops: the largest per-call max |out - ref| (0-dim device tensor)
         self.notes = {}
-        self.weights = weights
 
     def note(self, key, text):
         self.notes.setdefault(key, text)
@@ -1083,7 +1114,6 @@ class ShapeBench:
         self.max_err = 0.0
         self.ring = None
         self._events = []
-        self._false = torch.zeros((), dtype=torch.bool, device=dev.dev)
         self.problems = []
         self.passed = self._full_check()
 
@@ -1138,9 +1168,11 @@ class ShapeBench:
         base = tuple(self.inputs) + tuple(self.grads_out)
         set_bytes = sum(t.numel() * t.element_size() for t in base if torch.is_tensor(t)) or 1
         want = max(64, -(-2 * self.dev.l2 // set_bytes))
-        n = int(max(2, min(want, 1024, (0.10 * self.dev.free_memory()) // set_bytes)))
+        free = self.dev.free_memory()
+        n = int(max(2, min(want, 1024, (0.10 * free) // set_bytes)))
         self.ring = [tuple(t.detach().clone() for t in base) for _ in range(n)]
         self.cursor = 0
+        self.verify_budget = int(min(VERIFY_BUDGET_BYTES, 0.10 * free))
 
     def release(self):
         """Frees the ring (the accumulated results stay for row(); a later batch builds it again)."""
@@ -1168,17 +1200,21 @@ class ShapeBench:
         est = self.host_ms.get(direction, 0.5)
         return min(SPIN_CAP_MS, SPIN_FLOOR_MS + SPIN_MARGIN * est * calls) if calls > 0 else 0.0
 
-    # -- one call: everything queued on the timed stream `hs`
-    def _call(self, direction, slot, events, hs, join, i, acc):
+    def _chunk_calls(self):
+        """How many calls one stacked check takes: VERIFY_CHUNK, fewer where their copies (float and
+        double temporaries of inputs and outputs) would pass the memory budget."""
+        numel = sum(t.numel() for t in self.ring[0] if torch.is_tensor(t))
+        numel += sum(math.prod(s) for s, _d in self.out_specs + self.grad_specs)
+        return int(max(1, min(VERIFY_CHUNK, self.verify_budget // max(1, 24 * numel))))
+
+    # -- one call: everything queued on the timed stream `hs`; its checks wait in `pending`
+    def _call(self, direction, slot, pos, events, hs, join, i, acc, pending):
         dev, op = self.dev, self.op
         fwd = direction == "forward"
         ins, gouts = slot[:self.n_in], slot[self.n_in:]
-        ref = None
-        if op.kind != "gemm":
-            ref = op.reference_forward(ins) if fwd else op.reference_backward(ins, gouts)
         call = (lambda: op.forward(ins)) if fwd else op.prepare_backward(ins, gouts)
-        before = _fingerprint_t(slot, acc.weights)
-        dev.poison_allocator(self.out_specs if fwd else self.grad_specs)
+        specs = self.out_specs if fwd else self.grad_specs
+        dev.poison_allocator(specs)
         dev.cold()
         dev.record(events[0], hs)
         result = call()
@@ -1190,28 +1226,61 @@ class ShapeBench:
             acc.note("stream", "a call changed the current stream and did not restore it")
             dev.set_stream(hs)
         result = _as_tuple(result)
-        specs = self.out_specs if fwd else self.grad_specs
         if len(result) < len(specs) or any(not torch.is_tensor(o) or tuple(o.shape) != s
                                            for o, (s, _d) in zip(result, specs)):
             acc.host_fail[i] = True
             acc.note("shape", "a call returned outputs of another number or shape than the checked call")
             return
         result = result[:len(specs)]
-        unwritten = _unwritten_t(result, self._false)  # first, right behind the end event
-        snrs = op.verify(direction, ins, gouts, result, self.gen, ref)
-        wrong = self._false
-        for s in snrs:
-            wrong = wrong | ~(s > self.spec["call_snr_db"])  # NaN compares False: wrong
-        changed = _changed_t(before, _fingerprint_t(slot, acc.weights), self._false)
-        acc.fails[i] = (unwritten | wrong | changed).to(torch.int32)
-        acc.reasons.add_(torch.stack([unwritten, wrong, changed]).to(torch.int32))
-        acc.worst = list(snrs) if acc.worst is None else [torch.minimum(a, b) for a, b in zip(acc.worst, snrs)]
-        if ref is not None:
-            err = _max_abs_err_t(ref, result)
-            if err is not None:
-                acc.max_err = err if acc.max_err is None else torch.maximum(acc.max_err, err)
-        if op.kind != "gemm" and self.nbytes[direction] is None:
-            self.nbytes[direction] = op.bytes(self.shape, ins, result, gouts, direction)
+        unwritten = _unwritten_t(result)  # right behind the end event: writes left elsewhere are not in yet
+        if unwritten is not None:
+            acc.unwritten[i] = unwritten
+        pending.append((i, pos, result))
+
+    def _check(self, direction, pending, slots, before, fp_seed, acc):
+        """Queues the checks of the pending calls (all on the current `slots`), a chunk at a time:
+        the per-call reference (memory-bound ops) or Freivalds projection (GEMMs), and the inputs'
+        fingerprints against `before`. Empties `pending`."""
+        if not pending:
+            return
+        op, spec = self.op, self.spec
+        fwd = direction == "forward"
+        per = self._chunk_calls()
+        for c in range(0, len(pending), per):
+            chunk = pending[c:c + per]
+            stack = lambda ts: torch.stack([t.detach() for t in ts])  # noqa: E731
+            n_out = len(chunk[0][2])
+            outs = tuple(stack([r[k] for _i, _p, r in chunk]) for k in range(n_out))
+            refs = ins = gouts = None
+            if op.kind == "gemm":
+                ins = tuple(stack([slots[p][k] for _i, p, _r in chunk]) for k in range(self.n_in))
+                if not fwd:
+                    gouts = tuple(stack([slots[p][k] for _i, p, _r in chunk]) for k in range(self.n_in, len(slots[0])))
+            else:
+                per_call = [op.reference_forward(slots[p][:self.n_in]) if fwd else
+                            op.reference_backward(slots[p][:self.n_in], slots[p][self.n_in:]) for _i, p, _r in chunk]
+                refs = tuple(stack([r[k] for r in per_call]) for k in range(len(per_call[0])))
+                err = _max_abs_err_t(refs, outs)
+                if err is not None:
+                    acc.max_err = err if acc.max_err is None else torch.maximum(acc.max_err, err)
+                if self.nbytes[direction] is None:
+                    p0, r0 = chunk[0][1], chunk[0][2]
+                    self.nbytes[direction] = op.bytes(self.shape, slots[p0][:self.n_in], r0, slots[p0][self.n_in:],
+                                                      direction)
+            snrs = op.verify(direction, ins, gouts, outs, self.gen, refs)
+            wrong = None
+            for s in snrs:
+                w = ~(s > spec["call_snr_db"])  # NaN compares False: wrong
+                wrong = w if wrong is None else wrong | w
+            worst = [s.amin() for s in snrs]
+            acc.worst = worst if acc.worst is None else [torch.minimum(a, b) for a, b in zip(acc.worst, worst)]
+            lo, hi = min(p for _i, p, _r in chunk), max(p for _i, p, _r in chunk) + 1
+            tensors = [wrong]
+            if before is not None:
+                after = _fingerprint_rows(slots[lo:hi], fp_seed, self.verify_budget)
+                tensors.append((after != before[lo:hi]).any(dim=1))
+            acc.chunks.append(([(i, p) for i, p, _r in chunk], lo, tensors))
+        del pending[:]
 
     def run_batch(self, direction, calls, seed=None, keep=True):
         """`calls` queued timed calls of one direction (plus the joined ones). `seed`: draw this
@@ -1229,10 +1298,12 @@ class ShapeBench:
         total = calls + n_joined
         joined = set(self.rng.sample(range(total), n_joined))  # secret positions
         events = self._event_pairs(total + n_joined)  # the spare pairs time the confirmations
-        weights = [torch.rand(t.numel(), generator=self.gen, device=dev.dev) if torch.is_tensor(t) and t.numel() else None
-                   for t in self.ring[0]]
-        acc = _BatchAcc(dev.dev, total + n_joined, weights)
+        fp_seed = self.rng.getrandbits(62)  # the fingerprints' secret weights
+        acc = _BatchAcc(total + n_joined)
+        per = self._chunk_calls()
         slots = self._refill(min(total, ring_n))
+        before = _fingerprint_rows(slots, fp_seed, self.verify_budget)
+        pending = []
         dev.synchronize()
         probe = dev.idle_probe_us()
         dev.reset_persisting_l2()
@@ -1241,14 +1312,21 @@ class ShapeBench:
         h0 = _perf_counter()
         dev.spin(self._spin_ms(direction, total))
         for i in range(total):
-            if i and i % ring_n == 0:  # more calls than slots: new contents, queued behind the calls before
-                slots = self._refill(min(total - i, ring_n))
             t0 = _perf_counter()
-            self._call(direction, slots[i % ring_n], events[i], hs, i in joined, i, acc)
+            if i and i % ring_n == 0:  # more calls than slots: new contents, queued behind the calls before
+                self._check(direction, pending, slots, before, fp_seed, acc)
+                slots = self._refill(min(total - i, ring_n))
+                before = _fingerprint_rows(slots, fp_seed, self.verify_budget)
+            self._call(direction, slots[i % ring_n], i % ring_n, events[i], hs, i in joined, i, acc, pending)
+            if len(pending) >= per:
+                self._check(direction, pending, slots, before, fp_seed, acc)
             if i in joined:
                 dev.spin(self._spin_ms(direction, total - i - 1))  # the join drained the queue: get ahead again
             else:
                 queue_s += _perf_counter() - t0
+        t0 = _perf_counter()
+        self._check(direction, pending, slots, before, fp_seed, acc)
+        queue_s += _perf_counter() - t0
         dev.synchronize()
         times = [dev.elapsed(s, e) for s, e in events[:total]]
         queued = [t for i, t in enumerate(times) if i not in joined]
@@ -1263,7 +1341,10 @@ class ShapeBench:
                 # the end event must not fail an honest kernel; escaping work is slow again.
                 k = total + j
                 dev.spin(self._spin_ms(direction, 1))
-                self._call(direction, self._refill(1)[0], events[k], hs, True, k, acc)
+                one = self._refill(1)
+                one_before = _fingerprint_rows(one, fp_seed, self.verify_budget)
+                self._call(direction, one[0], 0, events[k], hs, True, k, acc, pending)
+                self._check(direction, pending, one, one_before, fp_seed, acc)
                 dev.synchronize()
                 again = dev.elapsed(*events[k])
                 event_ms += again
@@ -1272,22 +1353,42 @@ class ShapeBench:
                     acc.note("escaped", "work escaped the timed stream: calls timed with a device-wide join took "
                                         "%.4f and %.4f ms against a queued median of %.4f ms" % (times[i], again, med))
         # the batch's one read of the device-side results
-        parts = [acc.fails.double(), acc.reasons.double()] + [w.reshape(1) for w in (acc.worst or [])]
+        unw_calls = sorted(acc.unwritten)
+        parts = [torch.stack([acc.unwritten[i] for i in unw_calls]).double()] if unw_calls else []
+        for _calls, _lo, tensors in acc.chunks:
+            parts += [t.double().reshape(-1) for t in tensors]
+        parts += [w.double().reshape(1) for w in (acc.worst or [])]
         if acc.max_err is not None:
-            parts.append(acc.max_err.reshape(1))
-        vals = torch.cat(parts).tolist()
+            parts.append(acc.max_err.double().reshape(1))
+        vals = torch.cat(parts).tolist() if parts else []
         wall_ms = (_perf_counter() - h0) * 1e3
         n_ev = total + n_joined
         if event_ms > wall_ms + 0.001 * n_ev + 0.01:
             # every event of the batch was recorded after h0 and completed before the last read
             raise TamperError("device-event times of a batch add up to %.4f ms, more than the %.4f ms of host wall "
                               "time around it (shape %s, %s)" % (event_ms, wall_ms, self.shape["label"], direction))
-        fails = vals[:n_ev]
-        unwritten, wrong, changed = (int(v) for v in vals[n_ev:n_ev + 3])
-        rest = vals[n_ev + 3:]
+        # unpack, in the order packed: the failure reasons of every call, then the worst SNRs
+        unwritten_at = {i: bool(v) for i, v in zip(unw_calls, vals[:len(unw_calls)])}
+        pos = len(unw_calls)
+        wrong_at, changed_at = {}, {}
+        for chunk_calls, lo, tensors in acc.chunks:
+            n = len(chunk_calls)
+            for (i, _p), v in zip(chunk_calls, vals[pos:pos + n]):
+                wrong_at[i] = bool(v)
+            pos += n
+            if len(tensors) > 1:
+                span = tensors[1].numel()
+                for i, p in chunk_calls:
+                    changed_at[i] = bool(vals[pos + p - lo])
+                pos += span
         n_out = len(acc.worst or [])
-        worst, batch_err = rest[:n_out], (rest[n_out] if len(rest) > n_out else None)
-        errors = sum(1 for f, h in zip(fails, acc.host_fail) if f or h)
+        worst = vals[pos:pos + n_out]
+        batch_err = vals[pos + n_out] if acc.max_err is not None else None
+        unwritten = sum(unwritten_at.values())
+        wrong = sum(wrong_at.values())
+        changed = sum(changed_at.values())
+        errors = sum(1 for i in range(n_ev) if acc.host_fail[i] or unwritten_at.get(i) or wrong_at.get(i)
+                     or changed_at.get(i))
         problems = []
         if unwritten:
             problems.append("%d call(s) returned with their output unwritten on the timed stream (NaN poison left: "
@@ -1328,9 +1429,12 @@ class ShapeBench:
             else:
                 self.op.prepare_backward(slot[:self.n_in], slot[self.n_in:])()
         self.dev.synchronize()
-        for _ in range(2):
-            self.run_batch(direction, WARMUP_BATCH, keep=False)
-        return self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"] / WARMUP_BATCH
+        self.run_batch(direction, WARMUP_BATCH, keep=False)
+        steady = self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"] / WARMUP_BATCH
+        # the third as long as a worker's batch (about WARMUP_FILL_MS) and up to a full check chunk: a
+        # batch checks its calls a chunk at a time, so a shorter one would overstate the cost per call
+        n = int(max(WARMUP_BATCH, min(VERIFY_CHUNK, WARMUP_FILL_MS / max(steady, 1e-3))))
+        return self.run_batch(direction, n, keep=False)["wall_ms"] / n
 
     def ok(self):
         return self.passed and self.errors == 0 and not self.failed

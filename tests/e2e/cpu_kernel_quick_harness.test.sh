@@ -53,6 +53,32 @@ mk lowprec <<'EOF'
 def forward(a, b): return (a.bfloat16() @ b.bfloat16()).to(a.dtype)
 def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
 EOF
+# Honest in the full check (its first call), then misbehaving: only the per-call checks of the
+# timed calls, which run stacked a chunk at a time, can catch these.
+mk late_wrong <<'EOF'
+n = [0]
+def forward(a, b):
+    n[0] += 1
+    return a @ b if n[0] == 1 else (a @ b) * 1.01
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+mk late_mutate <<'EOF'
+n = [0]
+def forward(a, b):
+    n[0] += 1
+    out = a @ b
+    if n[0] > 1: a[..., 0, 0] += 1.0
+    return out
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+mk late_unwritten <<'EOF'
+import torch
+n = [0]
+def forward(a, b):
+    n[0] += 1
+    return a @ b if n[0] == 1 else torch.empty(a.shape[:-1] + (b.shape[-1],), dtype=a.dtype)
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
 mk tamper_import <<'EOF'
 import torch
 torch.cuda.Event.elapsed_time = lambda self, other: 0.001
@@ -98,6 +124,14 @@ for m in addr_cache shape_cache mutate unwritten lowprec; do
   run "$m"
   [ "$rc" -eq 0 ] || { cat "$work/err.log"; fail "$m: exit $rc (FAIL rows must still exit 0)"; }
   [ "$(checks)" = "s1,FAIL s2,FAIL" ] || { cat "$work/err.log"; fail "$m should FAIL every shape: $(checks)"; }
+done
+
+for m in late_wrong:"failed the per-call check" late_mutate:"modified their inputs" \
+         late_unwritten:"returned with their output unwritten"; do
+  run "${m%%:*}"
+  [ "$rc" -eq 0 ] || { cat "$work/err.log"; fail "${m%%:*}: exit $rc"; }
+  [ "$(checks)" = "s1,FAIL s2,FAIL" ] || { cat "$work/err.log"; fail "${m%%:*} should FAIL every shape: $(checks)"; }
+  grep -q "shape s1, forward batch: [0-9]* call(s) ${m#*:}" "$work/err.log" || { cat "$work/err.log"; fail "${m%%:*}: no '${m#*:}'"; }
 done
 
 for m in tamper_import tamper_lazy; do
