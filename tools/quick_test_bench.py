@@ -985,18 +985,23 @@ def _snr_rows(ref, out):
 
 
 def _unwritten_t(outs):
-    """True when an output still holds non-finite values (the NaN poison): run on the timed stream
-    right behind the call, it sees an output whose writes were left on another stream. None when
-    no output is a float tensor."""
+    """A 0-dim float64 tensor that is NaN when an output still holds the NaN poison (or any non-finite
+    value): run on the timed stream right behind the call, it sees an output whose writes were left
+    on another stream. One reduction per output (a sum propagates NaN), read with the chunk's checks:
+    isfinite().all() was three kernels, and every kernel queued here is host time the spin must
+    cover. None when no output is a float tensor."""
     flag = None
     for o in outs:
         if not (torch.is_tensor(o) and o.is_floating_point() and o.numel()):
             continue
         t = o.detach()
-        if t.dtype not in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
-            t = t.float()  # fp8: isfinite is not implemented for every float8 type
-        bad = ~torch.isfinite(t).all()
-        flag = bad if flag is None else flag | bad
+        if t.dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+            # finite outputs (the full check demands them) cannot overflow a float64 sum
+            bad = t.sum(dtype=torch.float64)
+        else:  # fp8: sum and isfinite are not implemented for every float8 type
+            zero = torch.zeros((), dtype=torch.float64, device=t.device)
+            bad = torch.where(torch.isfinite(t.float()).all(), zero, zero + float("nan"))
+        flag = bad if flag is None else flag + bad
     return flag
 
 
@@ -1072,7 +1077,7 @@ class _BatchAcc:
 
     def __init__(self, n_calls):
         self.host_fail = [False] * n_calls  # failures the host sees itself (shapes, streams, escapes)
-        self.unwritten = {}  # call -> 0-dim bool tensor, queued right behind the call's end event
+        self.unwritten = {}  # call -> _unwritten_t's sum, queued right behind the call's end event
         self.chunks = []  # per checked chunk: ([(call, slot position)], first position, [device tensors])
         self.worst = None  # per output: the lowest per-call SNR (0-dim device tensors)
         self.max_err = None  # memory-bound ops: the largest per-call max |out - ref| (0-dim device tensor)
@@ -1354,7 +1359,7 @@ class ShapeBench:
                                         "%.4f and %.4f ms against a queued median of %.4f ms" % (times[i], again, med))
         # the batch's one read of the device-side results
         unw_calls = sorted(acc.unwritten)
-        parts = [torch.stack([acc.unwritten[i] for i in unw_calls]).double()] if unw_calls else []
+        parts = [(~torch.isfinite(torch.stack([acc.unwritten[i] for i in unw_calls]))).double()] if unw_calls else []
         for _calls, _lo, tensors in acc.chunks:
             parts += [t.double().reshape(-1) for t in tensors]
         parts += [w.double().reshape(1) for w in (acc.worst or [])]
