@@ -179,10 +179,22 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
 
   // 5. INCONCLUSIVE shapes that may hide a regression beyond delta: measure again, up to the cap;
   // then "not shown better". (Faster-but-not-beyond-delta shapes are left to the aggregate.)
+  // Not when the aggregate already rules the candidate out (step 6 rejects it): more looks could
+  // only name more shapes of a round that is rolled back anyway. On the H200 an A/A round spent
+  // two extra looks (49 of its 73 s) on mm_1k, whose per-process offset keeps it INCONCLUSIVE
+  // (docs/gpu-validation.md). Stopping to reject never adds a false ACCEPT: the Pocock levels
+  // bound the error of the accepts, and a look that is not taken cannot make one.
+  const bool cannotBeAccepted = result.aggregate && (result.aggregate->ciHigh <= 1.0 + policy.acceptanceDelta ||
+                                                     result.aggregate->ciHigh <= 1.0 + policy.minGain);
   if (fatal.empty() && again.empty()) {
     for (const auto& v : result.shapes) {
       if (v.verdict != Verdict::Inconclusive || v.regressionExcluded) continue;
-      if (atCap)
+      if (cannotBeAccepted)
+        notes.add(ReasonCode::ShapeInconclusive, v.label, [&] {
+          return v.label + " INCONCLUSIVE after " + std::to_string(v.pairs) +
+                 " blocks, not measured again: the aggregate rules the candidate out (" + v.note + ")";
+        });
+      else if (atCap)
         fatal.add(ReasonCode::NotShownBetter, v.label, [&] {
           return v.label + " still INCONCLUSIVE after " + std::to_string(v.pairs) + " blocks (look " + std::to_string(look) +
                  "): " + v.note;
