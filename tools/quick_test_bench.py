@@ -1067,7 +1067,7 @@ SPIN_MARGIN = 1.25  # spin this much longer than the host is expected to take to
 ESCAPE_RATIO, ESCAPE_SLACK_MS = 1.5, 0.25
 CLI_BATCH = 16  # CLI mode: queued calls per batch
 WARMUP_BATCH = 8
-WARMUP_FILL_MS = 10.0  # the third warm-up batch's target length (kopt's batches: 5 ms by default)
+WARMUP_FILL_MS = 40.0  # the third warm-up batch's target length
 VERIFY_CHUNK = 32  # timed calls checked together (stacked): the checks' host cost is paid per chunk
 VERIFY_BUDGET_BYTES = 1 << 30  # the most temporary device memory one stacked check may take
 
@@ -1420,11 +1420,16 @@ class ShapeBench:
     def warmup(self, direction, n_plain):
         """`n_plain` plain calls (compiles, autotunes; a random count, so the phase cannot be found
         by counting calls), then three verified warm-up batches: the first pays the first-use costs
-        of the checks (allocations, kernel loads) and learns a first host time per call, the second
-        learns the steady one (it sizes the spins), the third what one call costs in a batch.
-        Returns that cost in ms: what a batch of n calls takes is about n times it. (With two, the
-        first batch's first-use costs sized the second's spin: on the H200 an 18 us matmul read as
-        18 ms a call, and kopt sized its batches at the minimum of 3 calls.)"""
+        of the checks (allocations, kernel loads), the second (WARMUP_BATCH calls) learns the steady
+        host time per call that sizes the spins, the third is longer (about WARMUP_FILL_MS, at least
+        twice the second). Returns what one more call adds to a batch, in ms: the difference of the
+        two batches' wall times over the difference of their calls.
+
+        A batch also has fixed costs (the ring refill, the fingerprints, a chunk's stacked checks,
+        the final synchronize): on the H200 about 7 ms, more than an 18 us matmul's calls. Reported
+        per call from one 8-call batch, they made kopt size mm_1k's 20 ms batches at 4 calls, whose
+        medians were so noisy (1.85% per block) that the BASELINE refused the harness. Sized by the
+        marginal cost, a batch runs about the fixed costs plus batch_ms of calls."""
         if self.ring is None:
             self._build_ring()
         for w in range(n_plain):
@@ -1435,11 +1440,11 @@ class ShapeBench:
                 self.op.prepare_backward(slot[:self.n_in], slot[self.n_in:])()
         self.dev.synchronize()
         self.run_batch(direction, WARMUP_BATCH, keep=False)
-        steady = self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"] / WARMUP_BATCH
-        # the third as long as a worker's batch (about WARMUP_FILL_MS) and up to a full check chunk: a
-        # batch checks its calls a chunk at a time, so a shorter one would overstate the cost per call
-        n = int(max(WARMUP_BATCH, min(VERIFY_CHUNK, WARMUP_FILL_MS / max(steady, 1e-3))))
-        return self.run_batch(direction, n, keep=False)["wall_ms"] / n
+        small = self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"]
+        n = int(max(2 * WARMUP_BATCH, min(4 * VERIFY_CHUNK, WARMUP_FILL_MS * WARMUP_BATCH / max(small, 1e-3))))
+        big = self.run_batch(direction, n, keep=False)["wall_ms"]
+        # a noisy difference must not report a call as (nearly) free: at least a tenth of the average
+        return max((big - small) / (n - WARMUP_BATCH), 0.1 * big / n, 1e-3)
 
     def ok(self):
         return self.passed and self.errors == 0 and not self.failed
