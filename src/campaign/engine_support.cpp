@@ -250,6 +250,9 @@ std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, cons
       auto clean = lineage::runGit(dir, {"clean", "-fdxq"});
       if (!reset.ok() || !clean.ok()) throw std::runtime_error(util::trim(reset.err + " " + clean.err));
     }
+    // What a checkout wrote passed through the repository's own filters and attributes, which the
+    // agent can set: build the commit's bytes, not what a smudge filter made of them.
+    repo.rewriteAsCommitted(dir, commit);
   } catch (const std::exception& e) {
     return std::string("cannot prepare the worktree ") + dir.string() + ": " + e.what();
   }

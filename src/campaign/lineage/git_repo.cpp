@@ -323,6 +323,51 @@ void GitRepo::checkoutWorktree(const fs::path& path, const std::string& commit) 
   if (!o.ok()) throw GitError("git checkout in worktree " + path.string() + ": " + util::trim(o.err));
 }
 
+std::vector<std::string> GitRepo::rewriteAsCommitted(const fs::path& path, const std::string& commit) const {
+  const std::string sha = resolve(commit);
+  struct Blob {
+    std::string sha, path;
+    bool executable;
+  };
+  std::vector<Blob> blobs;
+  for (const std::string& entry : splitNul(git({"ls-tree", "-r", "-z", "--full-tree", sha}))) {
+    // "<mode> SP <type> SP <sha> TAB <path>"
+    const std::size_t tab = entry.find('\t');
+    if (tab == std::string::npos) continue;
+    const std::string meta = entry.substr(0, tab);
+    const bool regular = meta.rfind("100644 blob ", 0) == 0, executable = meta.rfind("100755 blob ", 0) == 0;
+    if (!regular && !executable) continue;
+    std::string file = entry.substr(tab + 1);
+    if (file.find('\n') != std::string::npos) continue;  // --stdin-paths is line based; such names are not kernels
+    blobs.push_back({meta.substr(meta.rfind(' ') + 1), std::move(file), executable});
+  }
+  if (blobs.empty()) return {};
+  std::string paths;
+  for (const Blob& b : blobs) paths += b.path + "\n";
+  // --no-filters: the bytes as they are on disk, without the clean filter or eol conversion
+  GitOutput hashed = runGit(path, {"hash-object", "--no-filters", "--stdin-paths"}, {}, paths);
+  std::vector<std::string> onDisk = util::splitLines(hashed.out);
+  if (!hashed.ok() || onDisk.size() != blobs.size()) {
+    // a file of the commit is missing: rewrite them all rather than guess which
+    onDisk.assign(blobs.size(), std::string());
+  }
+  std::vector<std::string> rewritten;
+  for (std::size_t i = 0; i < blobs.size(); ++i) {
+    if (util::trim(onDisk[i]) == blobs[i].sha) continue;
+    GitOutput raw = runGit(top_, {"cat-file", "blob", blobs[i].sha});
+    if (!raw.ok()) throw GitError("git cat-file blob " + blobs[i].sha + ": " + util::trim(raw.err));
+    const fs::path target = path / blobs[i].path;
+    fs::create_directories(target.parent_path());
+    util::writeFileAtomic(target, raw.out);
+    fs::permissions(target, blobs[i].executable ? fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                                      fs::perms::others_read | fs::perms::others_exec
+                                                : fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                                      fs::perms::others_read);
+    rewritten.push_back(blobs[i].path);
+  }
+  return rewritten;
+}
+
 std::optional<std::string> GitRepo::fileAt(const std::string& commit, const std::string& path) const {
   GitOutput o = runGit(top_, {"cat-file", "blob", commit + ":" + path});
   if (!o.ok()) return std::nullopt;

@@ -74,6 +74,13 @@ class GitRepo {
   void addWorktree(const std::filesystem::path& path, const std::string& commit) const;
   void removeWorktree(const std::filesystem::path& path) const;
   void checkoutWorktree(const std::filesystem::path& path, const std::string& commit) const;
+  // Makes every regular file of `commit` in the checked-out tree at `path` byte for byte its
+  // stored blob, and returns the paths it had to rewrite. A checkout applies the repository's own
+  // attributes and filters (a smudge filter in .git/config, `eol`/`ident`/`working-tree-encoding`
+  // in .gitattributes or .git/info/attributes), which the agent can write: a "best" that
+  // checks out slower than it was committed makes any candidate look faster (referee hole 3,
+  // docs/integrity.md). Symbolic links and submodules are left as checked out.
+  std::vector<std::string> rewriteAsCommitted(const std::filesystem::path& path, const std::string& commit) const;
 
   // A commit's file content (git show <commit>:<path>); nullopt when the commit lacks it.
   std::optional<std::string> fileAt(const std::string& commit, const std::string& path) const;

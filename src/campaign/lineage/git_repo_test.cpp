@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "campaign/lineage/git_process.h"
@@ -280,4 +281,31 @@ TEST_CASE("kopt's git ignores the repository's hooks, replace refs and inherited
   env.set("GIT_CONFIG_PARAMETERS", "'core.hooksPath'='.git/hooks'");
   CHECK(repo.changedSince(commit).empty());
   CHECK_FALSE(fs::exists(r.dir / "bogus-index"));
+}
+
+TEST_CASE("a worktree holds the commit's bytes whatever the repository's filters and attributes (referee hole 3)") {
+  TempRepo r("filters");
+  GitRepo repo(r.dir);
+  r.write("kernels/run.sh", "#!/bin/sh\necho fast\n");
+  fs::permissions(r.dir / "kernels/run.sh", fs::perms::owner_all);
+  r.sh({"add", "kernels/run.sh"});
+  r.sh({"commit", "-q", "-m", "script"});
+  const std::string commit = kopt::util::trim(r.sh({"rev-parse", "HEAD"}));
+  // What the agent can write: a smudge filter and the attributes that apply it, an eol rule.
+  r.sh({"config", "filter.slow.smudge", "sed s/64/1/"});
+  r.sh({"config", "filter.slow.clean", "cat"});
+  r.write(".git/info/attributes", "kernels/gemm.py filter=slow\nREADME.md text eol=crlf\n");
+  const fs::path tree = r.dir.parent_path() / ("kopt_git_filters_tree_" + std::to_string(::getpid()));
+  repo.addWorktree(tree, commit);
+  // the attack works on a plain checkout
+  CHECK(readFile(tree / "kernels/gemm.py") == "BLOCK_M = 1\n");
+  CHECK(readFile(tree / "README.md") == "readme\r\n");
+  auto rewritten = repo.rewriteAsCommitted(tree, commit);
+  std::sort(rewritten.begin(), rewritten.end());
+  CHECK(rewritten == std::vector<std::string>{"README.md", "kernels/gemm.py"});
+  CHECK(readFile(tree / "kernels/gemm.py") == "BLOCK_M = 64\n");
+  CHECK(readFile(tree / "README.md") == "readme\n");
+  CHECK((fs::status(tree / "kernels/run.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
+  CHECK(repo.rewriteAsCommitted(tree, commit).empty());  // nothing left to rewrite
+  repo.removeWorktree(tree);
 }
