@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string singleQuoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 std::string trimmed(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -74,7 +74,7 @@ const char* endingName(Ending e) {
 
 std::string joinQuoted(const std::vector<std::string>& names) {
   std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + quoted(names[i]);
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + singleQuoted(names[i]);
   return out;
 }
 
@@ -140,7 +140,7 @@ std::vector<HeaderDrift> compareFrozenHeader(std::string_view frozen, std::strin
     std::size_t named = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
       if (a[i] == b[i]) continue;
-      std::string msg = "column " + std::to_string(i + 1) + " was " + quoted(a[i]) + " and is now " + quoted(b[i]);
+      std::string msg = "column " + std::to_string(i + 1) + " was " + singleQuoted(a[i]) + " and is now " + singleQuoted(b[i]);
       if (!reorder && trimmed(a[i]) == trimmed(b[i])) msg += " (whitespace differs)";
       if (named++ < 8 || !reorder)
         drifts.push_back({reorder ? HeaderDriftKind::ColumnsReordered : HeaderDriftKind::ColumnRenamed, i + 1, msg});
@@ -164,7 +164,7 @@ std::string ShapeSetCheck::describe() const {
   if (!missing.empty()) add("missing shapes: " + joinQuoted(missing));
   if (!extra.empty()) add("extra shapes: " + joinQuoted(extra));
   if (!duplicated.empty()) add("shapes listed more than once: " + joinQuoted(duplicated));
-  if (reordered) add("shapes reordered (first out of place: " + quoted(firstOutOfOrder) + ")");
+  if (reordered) add("shapes reordered (first out of place: " + singleQuoted(firstOutOfOrder) + ")");
   return out;
 }
 
