@@ -1006,40 +1006,75 @@ def _unwritten_t(outs):
 
 
 def _words(t):
-    """The tensor's contents as 16-bit integers (1-byte elements as 8-bit ones), exactly its bits."""
+    """The tensor's bytes, exactly, as a flat integer tensor of the widest word its size allows:
+    int64 (one multiply-add per 8 bytes: the fingerprints of a 128 MB operand read it once instead
+    of widening every 16-bit word to 32 bits), else int32, int16 or uint8."""
     t = t.detach()
     if t.dtype == torch.bool:
-        return t.to(torch.uint8)
-    if t.element_size() == 1:
-        return t.view(torch.uint8)
-    if t.element_size() == 2:
-        return t.view(torch.int16)
-    return t.contiguous().view(torch.int16)  # wider elements: their 16-bit words
+        t = t.to(torch.uint8)
+    flat = t.contiguous().reshape(-1)
+    if flat.element_size() > 1:
+        flat = flat.view(torch.uint8)
+    nbytes = flat.numel()
+    for dtype, size in ((torch.int64, 8), (torch.int32, 4), (torch.int16, 2)):
+        if nbytes % size == 0:
+            try:
+                return flat.view(dtype)
+            except RuntimeError:  # a storage offset not aligned to the word
+                continue
+    return flat
 
 
-def _fingerprint_rows(slots, seed, budget_bytes):
-    """Exact content fingerprints of ring slots, (n slots, tensors) int64: per tensor the sum of its
-    16-bit words times secret weights below 2^15 (each product fits int32; torch sums integers into
-    int64). Integer sums do not depend on the order of the reduction, so a fingerprint taken over
-    200 slots at once equals one taken over 3 of them (a float sum could differ in its last bits
-    between the two and fail an honest kernel)."""
-    if not slots:
-        return None
-    cols = []
-    for j, proto in enumerate(slots[0]):
-        if not (torch.is_tensor(proto) and proto.numel()):
-            continue
-        numel = _words(proto).numel()
-        gen = torch.Generator(device=proto.device)
-        gen.manual_seed((seed + j) % _U64)
-        w = torch.randint(1, 1 << 15, (numel,), generator=gen, device=proto.device, dtype=torch.int32)
-        per = max(1, budget_bytes // (numel * 12))
-        parts = []
-        for s in range(0, len(slots), per):
-            stacked = torch.stack([_words(sl[j]) for sl in slots[s:s + per]])
-            parts.append((stacked.reshape(stacked.shape[0], -1).to(torch.int32) * w).sum(dim=1))
-        cols.append(torch.cat(parts) if len(parts) > 1 else parts[0])
-    return torch.stack(cols, dim=1) if cols else None
+class _Fingerprinter:
+    """Exact content fingerprints of ring slots under one secret key (one per batch): per tensor the
+    sum, modulo 2^64, of its words times secret odd 64-bit weights. A change of one word always
+    changes the sum (an odd weight is invertible modulo 2^64), and changes that cancel need the
+    weights. Wrapping integer sums do not depend on the order of the reduction, so a fingerprint
+    taken over 200 slots at once equals one over 3 of them (a float sum could differ in its last
+    bits between the two and fail an honest kernel). The weights are drawn once per key and
+    tensor, not per call: drawing them was as much device work as the fingerprint itself."""
+
+    def __init__(self, seed, budget_bytes):
+        self.seed, self.budget = seed, budget_bytes
+        self._weights = {}
+
+    def _weights_for(self, j, words):
+        key = (j, words.numel(), words.device)
+        w = self._weights.get(key)
+        if w is None:
+            gen = torch.Generator(device=words.device)
+            gen.manual_seed((self.seed + j) % _U64)
+            w = torch.randint(-(1 << 63), (1 << 63) - 1, (words.numel(),), generator=gen, device=words.device,
+                              dtype=torch.int64) | 1
+            self._weights[key] = w
+        return w
+
+    def rows(self, slots):
+        """(n slots, tensors) int64, or None without slots."""
+        if not slots:
+            return None
+        cols = []
+        for j, proto in enumerate(slots[0]):
+            if not (torch.is_tensor(proto) and proto.numel()):
+                continue
+            w = self._weights_for(j, _words(proto))
+            per = max(1, self.budget // (w.numel() * 8 * 2))  # the stacked words and their products
+            parts = []
+            for s in range(0, len(slots), per):
+                group = [_words(sl[j]) for sl in slots[s:s + per]]
+                stacked = group[0].unsqueeze(0) if len(group) == 1 else torch.stack(group)
+                if stacked.dtype != torch.int64:
+                    stacked = stacked.to(torch.int64)
+                parts.append((stacked * w).sum(dim=1))  # wraps modulo 2^64, in any order
+            cols.append(torch.cat(parts) if len(parts) > 1 else parts[0])
+        return torch.stack(cols, dim=1) if cols else None
+
+
+def _stack_calls(ts):
+    """The calls' tensors along a new leading dimension; one call's as a view (a 128 MB operand of
+    a chunk of one would be copied for nothing)."""
+    ts = [t.detach() for t in ts]
+    return ts[0].unsqueeze(0) if len(ts) == 1 else torch.stack(ts)
 
 
 def _max_abs_err_t(refs, outs):
@@ -1242,7 +1277,7 @@ class ShapeBench:
             acc.unwritten[i] = unwritten
         pending.append((i, pos, result))
 
-    def _check(self, direction, pending, slots, before, fp_seed, acc):
+    def _check(self, direction, pending, slots, before, fp, acc):
         """Queues the checks of the pending calls (all on the current `slots`), a chunk at a time:
         the per-call reference (memory-bound ops) or Freivalds projection (GEMMs), and the inputs'
         fingerprints against `before`. Empties `pending`."""
@@ -1251,9 +1286,9 @@ class ShapeBench:
         op, spec = self.op, self.spec
         fwd = direction == "forward"
         per = self._chunk_calls()
+        stack = _stack_calls
         for c in range(0, len(pending), per):
             chunk = pending[c:c + per]
-            stack = lambda ts: torch.stack([t.detach() for t in ts])  # noqa: E731
             n_out = len(chunk[0][2])
             outs = tuple(stack([r[k] for _i, _p, r in chunk]) for k in range(n_out))
             refs = ins = gouts = None
@@ -1282,7 +1317,7 @@ class ShapeBench:
             lo, hi = min(p for _i, p, _r in chunk), max(p for _i, p, _r in chunk) + 1
             tensors = [wrong]
             if before is not None:
-                after = _fingerprint_rows(slots[lo:hi], fp_seed, self.verify_budget)
+                after = fp.rows(slots[lo:hi])
                 tensors.append((after != before[lo:hi]).any(dim=1))
             acc.chunks.append(([(i, p) for i, p, _r in chunk], lo, tensors))
         del pending[:]
@@ -1303,11 +1338,11 @@ class ShapeBench:
         total = calls + n_joined
         joined = set(self.rng.sample(range(total), n_joined))  # secret positions
         events = self._event_pairs(total + n_joined)  # the spare pairs time the confirmations
-        fp_seed = self.rng.getrandbits(62)  # the fingerprints' secret weights
+        fp = _Fingerprinter(self.rng.getrandbits(62), self.verify_budget)  # the secret weights
         acc = _BatchAcc(total + n_joined)
         per = self._chunk_calls()
         slots = self._refill(min(total, ring_n))
-        before = _fingerprint_rows(slots, fp_seed, self.verify_budget)
+        before = fp.rows(slots)
         pending = []
         dev.synchronize()
         probe = dev.idle_probe_us()
@@ -1319,18 +1354,18 @@ class ShapeBench:
         for i in range(total):
             t0 = _perf_counter()
             if i and i % ring_n == 0:  # more calls than slots: new contents, queued behind the calls before
-                self._check(direction, pending, slots, before, fp_seed, acc)
+                self._check(direction, pending, slots, before, fp, acc)
                 slots = self._refill(min(total - i, ring_n))
-                before = _fingerprint_rows(slots, fp_seed, self.verify_budget)
+                before = fp.rows(slots)
             self._call(direction, slots[i % ring_n], i % ring_n, events[i], hs, i in joined, i, acc, pending)
             if len(pending) >= per:
-                self._check(direction, pending, slots, before, fp_seed, acc)
+                self._check(direction, pending, slots, before, fp, acc)
             if i in joined:
                 dev.spin(self._spin_ms(direction, total - i - 1))  # the join drained the queue: get ahead again
             else:
                 queue_s += _perf_counter() - t0
         t0 = _perf_counter()
-        self._check(direction, pending, slots, before, fp_seed, acc)
+        self._check(direction, pending, slots, before, fp, acc)
         queue_s += _perf_counter() - t0
         dev.synchronize()
         times = [dev.elapsed(s, e) for s, e in events[:total]]
@@ -1347,9 +1382,9 @@ class ShapeBench:
                 k = total + j
                 dev.spin(self._spin_ms(direction, 1))
                 one = self._refill(1)
-                one_before = _fingerprint_rows(one, fp_seed, self.verify_budget)
+                one_before = fp.rows(one)
                 self._call(direction, one[0], 0, events[k], hs, True, k, acc, pending)
-                self._check(direction, pending, one, one_before, fp_seed, acc)
+                self._check(direction, pending, one, one_before, fp, acc)
                 dev.synchronize()
                 again = dev.elapsed(*events[k])
                 event_ms += again
@@ -1417,7 +1452,7 @@ class ShapeBench:
         return {"times": queued, "errors": errors, "wall_ms": wall_ms, "idle_probe_us": probe, "problems": problems,
                 "joined_ms": [times[i] for i in sorted(joined)]}
 
-    def warmup(self, direction, n_plain):
+    def warmup(self, direction, n_plain, sizing=True):
         """`n_plain` plain calls (compiles, autotunes; a random count, so the phase cannot be found
         by counting calls), then three verified warm-up batches: the first pays the first-use costs
         of the checks (allocations, kernel loads), the second (WARMUP_BATCH calls) learns the steady
@@ -1429,7 +1464,10 @@ class ShapeBench:
         the final synchronize): on the H200 about 7 ms, more than an 18 us matmul's calls. Reported
         per call from one 8-call batch, they made kopt size mm_1k's 20 ms batches at 4 calls, whose
         medians were so noisy (1.85% per block) that the BASELINE refused the harness. Sized by the
-        marginal cost, a batch runs about the fixed costs plus batch_ms of calls."""
+        marginal cost, a batch runs about the fixed costs plus batch_ms of calls.
+
+        `sizing` False (kopt's candidate arm: it sizes batches from the best arm alone) skips the
+        third batch and returns the second's wall time per call."""
         if self.ring is None:
             self._build_ring()
         for w in range(n_plain):
@@ -1441,6 +1479,8 @@ class ShapeBench:
         self.dev.synchronize()
         self.run_batch(direction, WARMUP_BATCH, keep=False)
         small = self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"]
+        if not sizing:
+            return max(small / WARMUP_BATCH, 1e-3)
         n = int(max(2 * WARMUP_BATCH, min(4 * VERIFY_CHUNK, WARMUP_FILL_MS * WARMUP_BATCH / max(small, 1e-3))))
         big = self.run_batch(direction, n, keep=False)["wall_ms"]
         # a noisy difference must not report a call as (nearly) free: at least a tenth of the average
@@ -1624,6 +1664,12 @@ def parse_request(line):
             fields["shape"] = shape
         if op in ("prepare", "batch"):
             fields["seed"] = parse_seed(req.get("seed"))
+        if op == "prepare":
+            sizing = req.get("sizing", True)
+            if not isinstance(sizing, bool):
+                raise RequestError("prepare's 'sizing' must be true or false (default true), got %s"
+                                   % one_line(json.dumps(sizing), 80))
+            fields["sizing"] = sizing
         if op == "batch":
             calls = req.get("calls")
             if isinstance(calls, bool) or not isinstance(calls, int) or not 1 <= calls <= MAX_BATCH_CALLS:
@@ -1704,7 +1750,8 @@ class Worker:
             sb = ShapeBench(self.op, self.shapes[label], f["seed"], self.cfg["CHECK"])
             if sb.passed:
                 for d in sb.directions:
-                    call_ms[d] = sb.warmup(d, sb.rng.randint(DEFAULTS["warmup_min"], DEFAULTS["warmup_max"]))
+                    call_ms[d] = sb.warmup(d, sb.rng.randint(DEFAULTS["warmup_min"], DEFAULTS["warmup_max"]),
+                                           sizing=f.get("sizing", True))
         except TamperError:
             raise
         except Exception as e:  # the kernel threw (or returned something unusable)
@@ -1780,7 +1827,13 @@ def serve(cfg, opts, base_dir, shapes):
     def read_line():
         return sys.stdin.buffer.readline().decode("utf-8", "replace")
 
-    return serve_loop(read_line, write_line, worker.handle)
+    rc = serve_loop(read_line, write_line, worker.handle)
+    # The last reply is out: end here. Tearing down torch, the CUDA context and the kernel module
+    # took each worker about a second on the H200 (most of a look's "close"), for nothing: the
+    # driver frees a process's context when it exits.
+    out.flush()
+    sys.stderr.flush()
+    os._exit(rc)
 
 
 def run(cfg, argv, base_dir):
@@ -1983,7 +2036,11 @@ def self_test():
         return False
     check(parse_request('{"id":1,"op":"hello","protocol":1}') == (1, "hello", {}), "hello parsed")
     check(parse_request('{"id":2,"op":"prepare","shape":"s1","seed":"18446744073709551615"}')
-          == (2, "prepare", {"shape": "s1", "seed": (1 << 64) - 1}), "prepare with a 64-bit seed string")
+          == (2, "prepare", {"shape": "s1", "seed": (1 << 64) - 1, "sizing": True}), "prepare with a 64-bit seed string")
+    check(parse_request('{"id":2,"op":"prepare","shape":"s1","seed":"1","sizing":false}')[2]["sizing"] is False,
+          "prepare without the sizing batch")
+    check(refused('{"id":2,"op":"prepare","shape":"s1","seed":"1","sizing":"no"}', "'sizing' must be true or false", 2),
+          "a sizing that is not a boolean refused")
     check(parse_request('{"id":3,"op":"batch","shape":"s1","calls":16,"seed":"0"}')[2] == {"shape": "s1", "seed": 0, "calls": 16},
           "batch parsed")
     check(parse_request('{"id":4,"op":"row","shape":"s1"}') == (4, "row", {"shape": "s1"}), "row parsed")
