@@ -253,9 +253,13 @@ WorkerReply<WorkerHello> BenchWorker::hello(std::chrono::milliseconds timeout, c
                            [](const json& r) { return parseHello(r); }, broken_, arm_);
 }
 
-WorkerReply<PreparedShape> BenchWorker::prepare(const std::string& shape, std::uint64_t seed,
+WorkerReply<PreparedShape> BenchWorker::prepare(const std::string& shape, std::uint64_t seed, WarmUp warmUp,
                                                 std::chrono::milliseconds timeout, const CancellationToken& cancel) {
-  return then<PreparedShape>(call({{"op", "prepare"}, {"shape", shape}, {"seed", std::to_string(seed)}}, timeout, cancel),
+  const json request{{"op", "prepare"},
+                     {"shape", shape},
+                     {"seed", std::to_string(seed)},
+                     {"sizing", warmUp == WarmUp::SizeBatches}};
+  return then<PreparedShape>(call(request, timeout, cancel),
                              [&](const json& r) { return parsePrepared(r, shape); }, broken_, arm_);
 }
 

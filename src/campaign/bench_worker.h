@@ -71,6 +71,11 @@ WorkerReply<PreparedShape> parsePrepared(const nlohmann::json& reply, const std:
 WorkerReply<BatchResult> parseBatch(const nlohmann::json& reply, const std::string& shape, int calls);
 WorkerReply<std::string> parseRow(const nlohmann::json& reply, const std::string& shape);
 
+// What a prepare's warm-up measures besides warming up: kopt sizes a shape's batches from the best
+// arm's cost of one more call, so only the best's prepare runs the long sizing batch for it; the
+// candidate's would cost a look about a second for a number nobody reads (docs/worker-protocol.md).
+enum class WarmUp { SizeBatches, WarmOnly };
+
 class BenchWorker {
  public:
   // `arm` names the worker in messages ("candidate", "best").
@@ -81,8 +86,8 @@ class BenchWorker {
   exec::WorkerProcess& process() { return process_; }
 
   WorkerReply<WorkerHello> hello(std::chrono::milliseconds timeout, const CancellationToken& cancel);
-  WorkerReply<PreparedShape> prepare(const std::string& shape, std::uint64_t seed, std::chrono::milliseconds timeout,
-                                     const CancellationToken& cancel);
+  WorkerReply<PreparedShape> prepare(const std::string& shape, std::uint64_t seed, WarmUp warmUp,
+                                     std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<BatchResult> batch(const std::string& shape, int calls, std::uint64_t seed,
                                  std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<std::string> row(const std::string& shape, std::chrono::milliseconds timeout,

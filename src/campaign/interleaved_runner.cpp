@@ -206,7 +206,7 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     // "work escaped the timed stream").
     for (int a : {kBest, kCandidate}) {
       request(a, [&](BenchWorker& w) {
-        auto r = w.prepare(shape, shapeSeed, timeout, cancel);
+        auto r = w.prepare(shape, shapeSeed, a == kBest ? WarmUp::SizeBatches : WarmUp::WarmOnly, timeout, cancel);
         if (auto* p = std::get_if<PreparedShape>(&r)) {
           prepared[a] = *p;
           pass[a] = p->check == measure::Check::Pass;

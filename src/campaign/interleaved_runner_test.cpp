@@ -174,7 +174,12 @@ TEST_CASE("both workers start up at once, then prepare and measure one at a time
       CHECK(line.find("met=yes") != std::string::npos);
       continue;
     }
-    if (line.find(" prepare ") != std::string::npos) ++prepares;
+    if (line.find(" prepare ") != std::string::npos) {
+      ++prepares;
+      // Batches are sized from the best arm alone: only its warm-up measures the cost of a call.
+      const bool best = line.rfind("best ", 0) == 0;
+      CHECK(line.find(best ? " sizing=yes " : " sizing=no ") != std::string::npos);
+    }
     if (line.find(" batch ") != std::string::npos) ++batches;
     // A prepare ends in verified, timed warm-up calls: the other worker is stopped then too.
     CHECK(line.find("peer=T") != std::string::npos);
