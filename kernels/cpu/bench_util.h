@@ -698,7 +698,7 @@ struct Harness {
     std::vector<const char*> fields;  // besides id and op
   };
   const std::vector<OpSpec> ops = {{"hello", {"protocol"}},
-                                   {"prepare", {"shape", "seed"}},
+                                   {"prepare", {"shape", "seed", "sizing"}},
                                    {"batch", {"shape", "calls", "seed"}},
                                    {"row", {"shape"}},
                                    {"quit", {}}};
@@ -756,6 +756,10 @@ struct Harness {
       } else if (op == "prepare") {
         std::uint64_t seed = 0;
         error = get_seed(req, "seed", &seed);
+        // "sizing" (optional): whether kopt sizes batches from this arm. This harness's estimate
+        // costs nothing extra either way, so it only checks the type.
+        if (const Value* sizing = req.find("sizing"); error.empty() && sizing && sizing->kind != Value::Kind::Bool)
+          error = "sizing: expected true or false";
         if (error.empty()) error = h.prepare(shape, seed, w.str("shape", shape));
       } else if (op == "batch") {
         long long calls = 0;

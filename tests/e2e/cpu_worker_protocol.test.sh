@@ -179,6 +179,7 @@ def bad(bench, log, shape):
         ('{"id":14,"op":"batch","shape":"%s","calls":2.5,"seed":"1"}' % shape, 14, "calls:"),
         ('{"id":15,"op":"batch","shape":"%s","calls":"4","seed":"1"}' % shape, 15, "calls:"),
         ('{"id":16,"op":"hello","protocol":1,"s":"\\ud800"}', None, "s:"),
+        ('{"id":17,"op":"prepare","shape":"%s","seed":"1","sizing":"no"}' % shape, 17, "sizing:"),
     ]
     for text, want_id, prefix in cases:
         r = w.raw(text)
@@ -189,6 +190,7 @@ def bad(bench, log, shape):
     assert w.raw('{"id":"x-7","op":"frobnicate"}')["id"] == "x-7"
     w.ok("hello", protocol=1)
     assert w.ok("prepare", shape=shape, seed="1")["check"] == "PASS"
+    assert w.ok("prepare", shape=shape, seed="1", sizing=False)["check"] == "PASS"  # kopt's candidate arm
     w.close("eof")
     print("bad requests ok:", len(cases) + 1, "refused, worker still serving")
 
