@@ -18,6 +18,7 @@ the two explanations:
 
 --variant: as-shipped, or a patched harness (apply_variant) in both modes.
 --mode profile: cProfile of kopt-sized batches per shape (the host side of a batch; stderr).
+--mode gpu-profile: torch.profiler of such batches: the operations with the most device time.
 
 Each output line: mode, pair, rep, shape, direction, the A-minus-B difference of the mean log
 batch median in percent, and its standard error over the blocks.
@@ -244,11 +245,51 @@ def profile(opts, bench, base_dir):
     return lines
 
 
+def gpu_profile(opts, bench, base_dir):
+    """Where a batch's device time goes: torch.profiler over a few kopt-sized batches per shape,
+    the operations with the most self device time (the harness's checks against the kernel)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile as tprofile
+    h = bench.harness
+    cfg = dict(bench.CONFIG)
+    shapes = {s["label"]: s for s in h.validate_config(cfg)}
+    device = h.Device()
+    dtype = h.torch_dtype(cfg["INPUT_DTYPE"], device.is_rocm, device.arch)
+    op, error = h.load_op(cfg, base_dir, device, dtype, list(shapes.values()))
+    lines = []
+    for label in opts.shapes:
+        sb = h.ShapeBench(op, shapes[label], opts.seed, cfg["CHECK"])
+        step = sum(sb.warmup(d, 10) for d in sb.directions)
+        calls = max(3, min(4096, round(opts.batch_ms / step)))
+        walls = []
+        with tprofile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for i in range(4):
+                for d in sb.directions:
+                    walls.append(sb.run_batch(d, calls, seed=opts.seed + i, keep=False)["wall_ms"])
+        rows = []
+        for e in prof.key_averages():
+            us = getattr(e, "self_device_time_total", None)
+            if us is None:
+                us = getattr(e, "self_cuda_time_total", 0)
+            if us > 0:
+                rows.append({"op": e.key[:80], "count": e.count, "device_ms": round(us / 1e3, 3)})
+        rows.sort(key=lambda r: -r["device_ms"])
+        line = {"mode": "gpu-profile", "shape": label, "calls": calls, "step_ms": round(step, 5),
+                "batches": len(walls), "mean_wall_ms": round(statistics.mean(walls), 3),
+                "device_ms_total": round(sum(r["device_ms"] for r in rows), 3), "top": rows[:20]}
+        print(json.dumps(line), flush=True)
+        lines.append(line)
+        sb.release()
+        del sb
+        torch.cuda.empty_cache()
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench")
     ap.add_argument("--shapes", default="rms_1k_1k,rms_4k_4k")
-    ap.add_argument("--mode", choices=("in-process", "processes", "both", "profile"), default="both")
+    ap.add_argument("--mode", choices=("in-process", "processes", "both", "profile", "gpu-profile"), default="both")
     ap.add_argument("--reps", type=int, default=4)
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--blocks", type=int, default=8)
@@ -270,6 +311,8 @@ def main(argv=None):
         lines += in_process(opts, bench, base_dir)
     if opts.mode == "profile":
         lines += profile(opts, bench, base_dir)
+    if opts.mode == "gpu-profile":
+        lines += gpu_profile(opts, bench, base_dir)
     if opts.mode in ("processes", "both"):
         lines += processes(opts, os.path.abspath(opts.bench))
     print("probe took %.1f s" % (time.time() - t0), file=sys.stderr)
