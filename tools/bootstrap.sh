@@ -35,7 +35,9 @@ install_missing() {
 build_deps=(ca-certificates cmake ninja-build g++ pkg-config git
             libcpp-httplib-dev nlohmann-json3-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev
             doctest-dev python3)
-test_deps=(librsvg2-bin procps slurm-wlm munge dpkg-dev)
+# python3-torch: the Python quick harness's tests (tests/e2e/*quick_harness*, the timer attacks of
+# tests/exploits) run it on torch's CPU device; without torch they skip.
+test_deps=(librsvg2-bin procps slurm-wlm munge dpkg-dev python3-torch)
 
 install_node_clients() {
   if ! command -v npm >/dev/null; then install_missing nodejs npm; fi
