@@ -460,6 +460,46 @@ def torch_dtype(name, is_rocm, arch=""):
     return dt
 
 
+def _runtime_function(is_rocm, name):
+    """A function of the GPU runtime torch already loaded (libcudart / libamdhip64, found in this
+    process's mappings first), returning an int status; None when not found."""
+    import ctypes
+    lib = "libamdhip64" if is_rocm else "libcudart"
+    candidates = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if line.strip() else ""
+                if lib in path and path not in candidates:
+                    candidates.append(path)
+    except OSError:
+        pass
+    candidates += [lib + ".so"] if is_rocm else ["libcudart.so", "libcudart.so.12", "libcudart.so.13"]
+    for c in candidates:
+        try:
+            fn = getattr(ctypes.CDLL(c), name)
+            fn.restype = ctypes.c_int
+            return fn
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def _request_spin_wait(is_rocm):
+    """Asks the runtime to spin, not sleep, while the host waits in a synchronize (flag 1:
+    cudaDeviceScheduleSpin / hipDeviceScheduleSpin), before torch creates the context. A joined
+    call's end event is recorded when the host wakes from its device-wide synchronize; with the
+    default scheduling two worker processes on one CPU may be put to sleep there, and an honest
+    18 us matmul read 0.45 ms joined on the H200, twice in a row, and failed as "work escaped the
+    timed stream". True when the runtime took the flag."""
+    fn = _runtime_function(is_rocm, "hipSetDeviceFlags" if is_rocm else "cudaSetDeviceFlags")
+    status = fn(1) if fn is not None else -1
+    if status != 0:
+        print("%s: the runtime did not take spin-wait scheduling (status %s); joins may sleep"
+              % (HARNESS_NAME, status), file=sys.stderr)
+    return status == 0
+
+
 class Device:
     """The GPU and the measurement primitives, all bound to objects captured at import."""
 
@@ -470,10 +510,11 @@ class Device:
             raise HarnessError("torch is not importable; the quick harness needs torch with CUDA or ROCm")
         if not torch.cuda.is_available():
             raise HarnessError("no GPU visible to torch (torch.cuda.is_available() is False)")
+        self.is_rocm = getattr(torch.version, "hip", None) is not None
+        self.spin_wait = _request_spin_wait(self.is_rocm)
         self.dev = torch.device("cuda", torch.cuda.current_device())
         props = torch.cuda.get_device_properties(self.dev)
         self.name = props.name
-        self.is_rocm = getattr(torch.version, "hip", None) is not None
         self.arch = getattr(props, "gcnArchName", "") or ""
         self.l2 = int(getattr(props, "L2_cache_size", 0) or 0)
         self.flush_buf = torch.empty(flush_bytes(self.l2, self.is_rocm) // 4, dtype=torch.int32, device=self.dev)
@@ -496,27 +537,11 @@ class Device:
         ROCm has no persisting-L2 API; returns None there or when the symbol is not found."""
         if self.is_rocm:
             return None
-        import ctypes
-        candidates = []
-        try:
-            with open("/proc/self/maps") as f:
-                for line in f:
-                    path = line.split()[-1] if line.strip() else ""
-                    if "libcudart" in path and path not in candidates:
-                        candidates.append(path)
-        except OSError:
-            pass
-        candidates += ["libcudart.so", "libcudart.so.12", "libcudart.so.13"]
-        for c in candidates:
-            try:
-                fn = getattr(ctypes.CDLL(c), "cudaCtxResetPersistingL2Cache")
-                fn.restype = ctypes.c_int
-                return fn
-            except (OSError, AttributeError):
-                continue
-        print("%s: cudaCtxResetPersistingL2Cache not found; persisting-L2 lines are not reset" % HARNESS_NAME,
-              file=sys.stderr)
-        return None
+        fn = _runtime_function(False, "cudaCtxResetPersistingL2Cache")
+        if fn is None:
+            print("%s: cudaCtxResetPersistingL2Cache not found; persisting-L2 lines are not reset" % HARNESS_NAME,
+                  file=sys.stderr)
+        return fn
 
     def _calibrate(self):
         if self._cycles_per_ms is None:

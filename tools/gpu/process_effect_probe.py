@@ -19,6 +19,7 @@ the two explanations:
 --variant: as-shipped, or a patched harness (apply_variant) in both modes.
 --mode profile: cProfile of kopt-sized batches per shape (the host side of a batch; stderr).
 --mode gpu-profile: torch.profiler of such batches: the operations with the most device time.
+--mode join [--variant no-spin]: the distribution of what a device-wide join adds to an event time.
 
 Each output line: mode, pair, rep, shape, direction, the A-minus-B difference of the mean log
 batch median in percent, and its standard error over the blocks.
@@ -245,6 +246,33 @@ def profile(opts, bench, base_dir):
     return lines
 
 
+def join_probe(opts, bench, base_dir):
+    """What a join adds to an event time, many times over: spin 1 ms, start event, device-wide
+    synchronize, end event (the harness's joined call without a kernel). --variant no-spin keeps
+    the runtime's default scheduling instead of the harness's spin-wait request."""
+    h = bench.harness
+    if opts.variant == "no-spin":
+        h._request_spin_wait = lambda is_rocm: False
+    device = h.Device()
+    stream = device.stream()
+    start, end = device.event(), device.event()
+    times = []
+    for _ in range(400):
+        device.synchronize()
+        device.spin(1.0)
+        device.record(start, stream)
+        device.synchronize()
+        device.record(end, stream)
+        device.synchronize()
+        times.append(device.elapsed(start, end))
+    times.sort()
+    q = lambda f: round(times[min(len(times) - 1, int(f * len(times)))] * 1e3, 1)  # noqa: E731
+    line = {"mode": "join", "variant": opts.variant, "spin_wait": getattr(device, "spin_wait", None),
+            "n": len(times), "p50_us": q(0.5), "p90_us": q(0.9), "p99_us": q(0.99), "max_us": round(times[-1] * 1e3, 1)}
+    print(json.dumps(line), flush=True)
+    return [line]
+
+
 def gpu_profile(opts, bench, base_dir):
     """Where a batch's device time goes: torch.profiler over a few kopt-sized batches per shape,
     the operations with the most self device time (the harness's checks against the kernel)."""
@@ -289,14 +317,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench")
     ap.add_argument("--shapes", default="rms_1k_1k,rms_4k_4k")
-    ap.add_argument("--mode", choices=("in-process", "processes", "both", "profile", "gpu-profile"), default="both")
+    ap.add_argument("--mode", choices=("in-process", "processes", "both", "profile", "gpu-profile", "join"), default="both")
     ap.add_argument("--reps", type=int, default=4)
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--blocks", type=int, default=8)
     ap.add_argument("--batch-ms", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--variant", default="as-shipped",
-                    choices=("as-shipped", "replace-ring", "replace-flush", "read-flush", "replace-ring+read-flush"))
+                    choices=("as-shipped", "replace-ring", "replace-flush", "read-flush", "replace-ring+read-flush",
+                             "no-spin"))
     ap.add_argument("--as-worker", action="store_true", help="(internal) serve the worker protocol, patched")
     ap.add_argument("--out")
     opts = ap.parse_args(argv)
@@ -313,6 +342,8 @@ def main(argv=None):
         lines += profile(opts, bench, base_dir)
     if opts.mode == "gpu-profile":
         lines += gpu_profile(opts, bench, base_dir)
+    if opts.mode == "join":
+        lines += join_probe(opts, bench, base_dir)
     if opts.mode in ("processes", "both"):
         lines += processes(opts, os.path.abspath(opts.bench))
     print("probe took %.1f s" % (time.time() - t0), file=sys.stderr)
