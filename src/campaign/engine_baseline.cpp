@@ -107,6 +107,7 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   } catch (const std::exception& e) {
     return toolFailure(std::string("git: ") + e.what());
   }
+  if (auto failure = detail::pythonShadowFailure(s, "run_baseline")) return *failure;
   const int ordinal = detail::measurementOrdinal(s, 1);
   const std::string tag = "r1-aa-" + std::to_string(ordinal);
   const std::string quickTag = "r1-quick-" + std::to_string(ordinal);

@@ -209,6 +209,7 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
   } catch (const std::exception& e) {
     return toolFailure(std::string("git: ") + e.what());
   }
+  if (auto failure = detail::pythonShadowFailure(s, "final_acceptance")) return *failure;
   const fs::path dir = s.paths.finalDir;
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -222,6 +222,7 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
   rp.createLayout();
   StepResult result;
   result.round = round;
+  if (auto failure = detail::pythonShadowFailure(s, build ? "rebuild_kernel" : "run_tests")) return *failure;
   result.step = build ? "build" : "tests";
   result.logPath = (build ? rp.buildLog : rp.testLog).string();
   const std::string fingerprint = detail::treeFingerprint(s.repo, detail::kernelScope(s));
@@ -296,6 +297,7 @@ Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const 
   rp.createLayout();
   const int pairs = q.pairs > 0 ? std::min(q.pairs, std::max(m.gate.maxPairs, 1)) : m.gate.pairs;
   const double total = 2.0 + 2.0 * pairs;
+  if (auto failure = detail::pythonShadowFailure(s, "run_quick_bench")) return *failure;
   auto executor = detail::makeExecutorFor(options_, m);
   const std::string fingerprint = detail::treeFingerprint(s.repo, detail::kernelScope(s));
   if (auto err = detail::ensureCandidateBuilt(s, *executor, fingerprint, ctx, 0, total); !err.empty()) {

@@ -8,6 +8,7 @@
 #include "campaign/engine_record_json.h"
 #include "campaign/lineage/git_process.h"
 #include "campaign/lineage/git_repo.h"
+#include "campaign/python_shadows.h"
 #include "campaign/records/trend_table.h"
 #include "exec/cpu_affinity.h"
 #include "exec/executor_config.h"
@@ -142,15 +143,52 @@ std::string logTail(const fs::path& log, std::size_t maxBytes) {
          util::sanitizeUtf8(std::string_view(*text).substr(cut));
 }
 
-std::map<std::string, std::string> nonKernelFileHashes(const Session& session) {
-  std::map<std::string, std::string> out;
-  auto listed = lineage::runGit(session.repo, {"ls-files", "-c", "-z"});
+namespace {
+
+// The repository's tracked files (`git ls-files`, kopt's neutral git view), repo-relative.
+std::vector<std::string> trackedFiles(const fs::path& repo) {
+  auto listed = lineage::runGit(repo, {"ls-files", "-c", "-z"});
   if (!listed.ok()) throw std::runtime_error("git ls-files: " + util::trim(listed.err));
+  std::vector<std::string> out;
   for (std::size_t start = 0, i = 0; i < listed.out.size(); ++i) {
     if (listed.out[i] != '\0') continue;
-    const std::string f = listed.out.substr(start, i - start);
+    if (i > start) out.push_back(listed.out.substr(start, i - start));
     start = i + 1;
-    if (f.empty() || util::startsWith(f, ".kopt/") || inAnyScope(f, session.manifest.kernelSource)) continue;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string clearPythonShadows(const Session& session, int* cachesRemoved) {
+  const PythonShadows found = findPythonShadows(session.repo, trackedFiles(session.repo));
+  int removed = 0;
+  for (const auto& cache : found.caches) {
+    std::error_code ec;
+    if (fs::remove(session.repo / cache, ec)) ++removed;
+  }
+  if (cachesRemoved) *cachesRemoved = removed;
+  if (found.shadowing.empty()) return {};
+  return "Python would import " + util::join(found.shadowing, ", ") +
+         " in place of the tracked source beside it (an untracked package directory or extension module); kopt "
+         "measures and commits the tracked sources only";
+}
+
+std::optional<ToolFailure> pythonShadowFailure(const Session& session, const std::string& tool, int* cachesRemoved) {
+  std::string why;
+  try {
+    why = clearPythonShadows(session, cachesRemoved);
+  } catch (const std::exception& e) {
+    return toolFailure(tool + " could not list the repository's tracked files: " + std::string(e.what()));
+  }
+  if (why.empty()) return std::nullopt;
+  return toolFailure(why, "", "remove those files (or track them in git) and call " + tool + " again");
+}
+
+std::map<std::string, std::string> nonKernelFileHashes(const Session& session) {
+  std::map<std::string, std::string> out;
+  for (const std::string& f : trackedFiles(session.repo)) {
+    if (util::startsWith(f, ".kopt/") || inAnyScope(f, session.manifest.kernelSource)) continue;
     std::error_code ec;
     const fs::path p = session.repo / f;
     std::string digest = "<missing>";

@@ -52,6 +52,15 @@ std::map<std::string, std::string> nonKernelFileHashes(const Session& session);
 std::string nonKernelFingerprint(const std::map<std::string, std::string>& hashes);
 inline constexpr const char* kFrozenNonKernelFiles = "repository outside the kernel sources";
 
+// Before a command runs in the candidate's tree (docs/integrity.md, referee hole 2): removes the
+// bytecode caches of its tracked Python sources, so Python runs what kopt hashed, not a planted
+// cache whose header matches the source; returns a text naming the untracked files Python would
+// import in place of a tracked source (a package directory, an extension module), "" when none.
+std::string clearPythonShadows(const Session& session, int* cachesRemoved = nullptr);
+// clearPythonShadows as the first step of `tool`: the failure that stops it, if any.
+std::optional<ToolFailure> pythonShadowFailure(const Session& session, const std::string& tool,
+                                               int* cachesRemoved = nullptr);
+
 // sha256 over every file and symlink under `dir` (path and content), git's own .git left out:
 // sources, build outputs and ignored files alike, so nothing in the tree changes unseen.
 // `excluded`: paths relative to `dir` left out with everything under them.

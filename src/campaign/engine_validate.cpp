@@ -148,6 +148,11 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
     return r;
   }
   result.checks.push_back("frozen files, schema header, shape list and commands intact");
+  int cachesRemoved = 0;
+  if (auto failure = detail::pythonShadowFailure(s, "validate_round", &cachesRemoved)) return *failure;
+  result.checks.push_back("no untracked file in place of a tracked Python source" +
+                          (cachesRemoved ? " (" + std::to_string(cachesRemoved) + " bytecode cache(s) removed)"
+                                         : std::string()));
   // 2. The hypothesis is frozen at begin_round.
   const LedgerEvent* begun = s.last(ev::kRoundBegun, round);
   const std::string wantSha = begun ? begun->payload.value("hypothesis_sha256", "") : "";
