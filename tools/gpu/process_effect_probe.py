@@ -206,23 +206,29 @@ def processes(opts, bench_path):
     return lines
 
 
+def _warmed_shapes(opts, bench, base_dir):
+    """Per shape of --shapes: (ShapeBench warmed up as a worker's prepare does, label, the marginal
+    cost of a forward + backward step in ms, the calls per batch kopt would size from it)."""
+    h = bench.harness
+    cfg = dict(bench.CONFIG)
+    shapes = {s["label"]: s for s in h.validate_config(cfg)}
+    device = h.Device()
+    dtype = h.torch_dtype(cfg["INPUT_DTYPE"], device.is_rocm, device.arch)
+    op, _error = h.load_op(cfg, base_dir, device, dtype, list(shapes.values()))
+    for label in opts.shapes:
+        sb = h.ShapeBench(op, shapes[label], opts.seed, cfg["CHECK"])
+        step = sum(sb.warmup(d, 10) for d in sb.directions)
+        yield sb, label, step, max(3, min(4096, round(opts.batch_ms / step)))
+
+
 def profile(opts, bench, base_dir):
     """Where a batch's host time goes: cProfile over a few kopt-sized batches per shape."""
     import cProfile
     import io
     import pstats
     import torch
-    h = bench.harness
-    cfg = dict(bench.CONFIG)
-    shapes = {s["label"]: s for s in h.validate_config(cfg)}
-    device = h.Device()
-    dtype = h.torch_dtype(cfg["INPUT_DTYPE"], device.is_rocm, device.arch)
-    op, error = h.load_op(cfg, base_dir, device, dtype, list(shapes.values()))
     lines = []
-    for label in opts.shapes:
-        sb = h.ShapeBench(op, shapes[label], opts.seed, cfg["CHECK"])
-        step = sum(sb.warmup(d, 10) for d in sb.directions)
-        calls = max(3, min(4096, round(opts.batch_ms / step)))
+    for sb, label, step, calls in _warmed_shapes(opts, bench, base_dir):
         prof = cProfile.Profile()
         walls = []
         t0 = time.perf_counter()
@@ -278,17 +284,8 @@ def gpu_profile(opts, bench, base_dir):
     the operations with the most self device time (the harness's checks against the kernel)."""
     import torch
     from torch.profiler import ProfilerActivity, profile as tprofile
-    h = bench.harness
-    cfg = dict(bench.CONFIG)
-    shapes = {s["label"]: s for s in h.validate_config(cfg)}
-    device = h.Device()
-    dtype = h.torch_dtype(cfg["INPUT_DTYPE"], device.is_rocm, device.arch)
-    op, error = h.load_op(cfg, base_dir, device, dtype, list(shapes.values()))
     lines = []
-    for label in opts.shapes:
-        sb = h.ShapeBench(op, shapes[label], opts.seed, cfg["CHECK"])
-        step = sum(sb.warmup(d, 10) for d in sb.directions)
-        calls = max(3, min(4096, round(opts.batch_ms / step)))
+    for sb, label, step, calls in _warmed_shapes(opts, bench, base_dir):
         walls = []
         with tprofile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
             for i in range(4):
