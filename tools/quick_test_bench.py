@@ -428,6 +428,16 @@ def changed_timers(captured):
 
 
 _TIMERS = capture_timers()
+# Captured before any kernel module is imported, like the timers: the checks' secrets come from it.
+_URANDOM = os.urandom
+
+
+def _fresh_seed():
+    """63 random bits from the operating system, for the checks' secrets (projection vectors,
+    fingerprint weights). Not from the request's seed: the kernel runs in this process and can
+    read that seed, and fit its outputs to vectors derived from it (docs/integrity.md, referee
+    hole 8). Drawn for each chunk after its calls were queued."""
+    return int.from_bytes(_URANDOM(8), "little") >> 1
 
 
 def assert_timers_intact(when):
@@ -1180,7 +1190,9 @@ class ShapeBench:
         base = _label_seed(seed, shape["label"])
         self.gen = torch.Generator(device=dev.dev)
         self.gen.manual_seed(base)
-        self.rng = random.Random(base)
+        # The harness's own secrets (joined calls' positions, the warm-up's length): from the
+        # system, not the seed the kernel can read (referee hole 8). The inputs stay the seed's.
+        self.rng = random.Random(_fresh_seed())
         self.directions = ["forward"] + (["backward"] if op.has_backward else [])
         self.times = {d: [] for d in self.directions}
         self.flops = {d: op.flops(shape, d) for d in self.directions}
@@ -1354,7 +1366,9 @@ class ShapeBench:
                     p0, r0 = chunk[0][1], chunk[0][2]
                     self.nbytes[direction] = op.bytes(self.shape, slots[p0][:self.n_in], r0, slots[p0][self.n_in:],
                                                       direction)
-            snrs = op.verify(direction, ins, gouts, outs, self.gen, refs)
+            check_gen = torch.Generator(device=outs[0].device)
+            check_gen.manual_seed(_fresh_seed())
+            snrs = op.verify(direction, ins, gouts, outs, check_gen, refs)
             wrong = None
             for s in snrs:
                 w = ~(s > spec["call_snr_db"])  # NaN compares False: wrong
@@ -1377,7 +1391,6 @@ class ShapeBench:
         if seed is not None:
             s = _label_seed(seed, self.shape["label"])
             self.gen.manual_seed(s)
-            self.rng.seed(s)
         if self.ring is None:
             self._build_ring()
         ring_n = len(self.ring)
@@ -1385,7 +1398,7 @@ class ShapeBench:
         total = calls + n_joined
         joined = set(self.rng.sample(range(total), n_joined))  # secret positions
         events = self._event_pairs(total + n_joined)  # the spare pairs time the confirmations
-        fp = _Fingerprinter(self.rng.getrandbits(62), self.verify_budget)  # the secret weights
+        fp = _Fingerprinter(_fresh_seed(), self.verify_budget)  # the secret weights
         acc = _BatchAcc(total + n_joined)
         per = self._chunk_calls()
         slots = self._refill(min(total, ring_n))

@@ -365,36 +365,42 @@ struct Call {
   bool left_thread() const { return threads_before >= 0 && threads_after > threads_before; }
 };
 
-Call timed_forward(const float* a, const float* b, std::vector<float>& c, std::size_t slot, int M, int N, int K,
-                   bench::Rng& check_rng) {
+// The check's randomness (the projection vectors, the hash key) comes from the system, drawn for
+// each call: the vectors after the call has written its output, so no kernel can fit its output
+// to them (referee hole 8: they were derived from the seed, which the kernel can read).
+Call timed_forward(const float* a, const float* b, std::vector<float>& c, std::size_t slot, int M, int N, int K) {
   Call r;
   poison(c);
-  const std::uint64_t h = bench::hash_floats(a, slot);
+  const std::uint64_t key = bench::fresh_random64();
+  const std::uint64_t h = bench::hash_floats(a, slot, key);
   r.threads_before = bench::thread_count();
   const auto t0 = Clock::now();
   cpu_gemm::forward(a, b, c.data(), M, N, K);
   const auto t1 = Clock::now();
   r.threads_after = bench::thread_count();
   r.ms = elapsed_ms(t0, t1);
+  bench::Rng check_rng(bench::fresh_random64());
   r.snr_a = freivalds_forward(a, b, c.data(), M, N, K, check_rng);
-  r.inputs_changed = bench::hash_floats(a, slot) != h;
+  r.inputs_changed = bench::hash_floats(a, slot, key) != h;
   return r;
 }
 
 Call timed_backward(const float* dc, const float* a, const float* b, std::vector<float>& da, std::vector<float>& db,
-                    std::size_t slot, int M, int N, int K, bench::Rng& check_rng) {
+                    std::size_t slot, int M, int N, int K) {
   Call r;
   poison(da);
   poison(db);
-  const std::uint64_t h = bench::hash_floats(dc, slot);
+  const std::uint64_t key = bench::fresh_random64();
+  const std::uint64_t h = bench::hash_floats(dc, slot, key);
   r.threads_before = bench::thread_count();
   const auto t0 = Clock::now();
   cpu_gemm::backward(dc, a, b, da.data(), db.data(), M, N, K);
   const auto t1 = Clock::now();
   r.threads_after = bench::thread_count();
   r.ms = elapsed_ms(t0, t1);
+  bench::Rng check_rng(bench::fresh_random64());
   freivalds_backward(dc, a, b, da.data(), db.data(), M, N, K, check_rng, &r.snr_a, &r.snr_b);
-  r.inputs_changed = bench::hash_floats(dc, slot) != h;
+  r.inputs_changed = bench::hash_floats(dc, slot, key) != h;
   return r;
 }
 
@@ -481,10 +487,8 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
 
   // Timed calls. The pool is split in two halves (forward, backward), each larger than the LLC;
   // a direction stops at max_samples when its half has no fresh slice left.
-  bench::Rng check_rng(o.seed ^ 0xC0FFEEull ^ bench::fnv1a(s.label) * 31);
   const std::size_t half = pool.size / 2;
   const double fwd_flops = 2.0 * M * N * K, bwd_flops = 4.0 * M * N * K;
-  double worst_out = kInfinity, worst_da = kInfinity, worst_db = kInfinity;
   int bad_calls = 0;
   // Thread census (gap G6): a timed call must not leave a thread behind. Counted outside the
   // clock, right before and right after each call; -1 where /proc is missing (no check then).
@@ -513,11 +517,10 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
     for (int i = 0; !sampler.done(d.times_ms); ++i) {
       const float* a = pool.data + static_cast<std::size_t>(i) * slot;
       const float* b = a + round_up16(mk);
-      const Call call = timed_forward(a, b, outs[i % kOutRing], slot, M, N, K, check_rng);
+      const Call call = timed_forward(a, b, outs[i % kOutRing], slot, M, N, K);
       census(call);
       d.times_ms.push_back(call.ms);
       if (!(call.snr_a > o.snr_threshold_db) || call.inputs_changed) ++bad_calls;
-      if (!(call.snr_a >= worst_out)) worst_out = call.snr_a;
     }
     d.stop = sampler.stop;
     summarize(d, fwd_flops, &r.fwd_tflops, &r.fwd_std, &r.fwd_ms);
@@ -536,12 +539,10 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
       const float* dc = pool.data + half + static_cast<std::size_t>(i) * slot;
       const float* a = dc + round_up16(mn);
       const float* b = a + round_up16(mk);
-      const Call call = timed_backward(dc, a, b, das[i % kOutRing], dbs[i % kOutRing], slot, M, N, K, check_rng);
+      const Call call = timed_backward(dc, a, b, das[i % kOutRing], dbs[i % kOutRing], slot, M, N, K);
       census(call);
       d.times_ms.push_back(call.ms);
       if (!(call.snr_a > o.snr_threshold_db) || !(call.snr_b > o.snr_threshold_db) || call.inputs_changed) ++bad_calls;
-      if (!(call.snr_a >= worst_da)) worst_da = call.snr_a;
-      if (!(call.snr_b >= worst_db)) worst_db = call.snr_b;
     }
     d.stop = sampler.stop;
     summarize(d, bwd_flops, &r.bwd_tflops, &r.bwd_std, &r.bwd_ms);
@@ -558,10 +559,9 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
               << " timed call(s) left a thread running (threads before the call " << threads_seen_before
               << ", after " << threads_seen_after
               << "): a kernel must finish its work before it returns\n";
-  // The SNR columns report the worst of the full check and the per-call projections.
-  if (!(worst_out >= r.out_snr)) r.out_snr = worst_out;
-  if (!(worst_da >= r.da_snr)) r.da_snr = worst_da;
-  if (!(worst_db >= r.db_snr)) r.db_snr = worst_db;
+  // The SNR columns are the full check's (fp64 references on the seed's inputs: the same for the
+  // same seed). The per-call projections use fresh system randomness, so their SNRs differ from
+  // run to run; each one below the threshold counts in bad_calls.
   const double th = o.snr_threshold_db;
   r.pass = inputs_intact && bad_calls == 0 && stray_thread_calls == 0 && r.out_snr > th && r.da_snr > th && r.db_snr > th;
   return r;
@@ -827,10 +827,9 @@ class GemmWorker {
         const std::size_t calls = std::min<std::size_t>(100, pool_.region_floats() / slot);
         const float* base = pool_.fresh_slices(dir, slot, calls, seed ^ (0x7761726d00ull + dir));
         pool_.evict(dir);
-        bench::Rng check_rng(seed ^ 0x7761726d636b00ull ^ bench::fnv1a(s.label) * 31 ^ dir);
         const auto start = Clock::now();
         for (std::size_t i = 0; i < calls && (i < 5 || elapsed_ms(start, Clock::now()) < 20.0); ++i) {
-          const Call call = one_call(s, st, dir, base + i * slot, i, check_rng);
+          const Call call = one_call(s, st, dir, base + i * slot, i);
           times.push_back(call.ms);
           ++total;
           failed += failed_call(call, dir) ? 1 : 0;
@@ -871,9 +870,8 @@ class GemmWorker {
         const std::size_t slot = slot_floats(s, dir);
         const float* base = pool_.fresh_slices(dir, slot, n, seed ^ (0x6261746368ull + dir));
         pool_.evict(dir);
-        bench::Rng check_rng(seed ^ 0xC0FFEEull ^ bench::fnv1a(s.label) * 31 ^ (dir + 1));
         for (std::size_t i = 0; i < n; ++i) {
-          const Call call = one_call(s, st, dir, base + i * slot, i, check_rng);
+          const Call call = one_call(s, st, dir, base + i * slot, i);
           times[dir].push_back(call.ms);
           errors += failed_call(call, dir) ? 1 : 0;
         }
@@ -941,21 +939,19 @@ class GemmWorker {
     st.dbs.assign(kOutRing, std::vector<float>(kn));
   }
   // One call of direction `dir` on the slice at `p`; output buffer i of the ring.
-  Call one_call(const Shape& s, WorkerShape& st, int dir, const float* p, std::size_t i, bench::Rng& check_rng) {
+  Call one_call(const Shape& s, WorkerShape& st, int dir, const float* p, std::size_t i) {
     const int M = s.M, N = s.N, K = s.K;
     const std::size_t mk = static_cast<std::size_t>(M) * K, mn = static_cast<std::size_t>(M) * N;
     const std::size_t r = i % st.outs.size();
     Call call;
     if (dir == 0) {
-      call = timed_forward(p, p + round_up16(mk), st.outs[r], slot_floats(s, 0), M, N, K, check_rng);
+      call = timed_forward(p, p + round_up16(mk), st.outs[r], slot_floats(s, 0), M, N, K);
     } else {
       const float* a = p + round_up16(mn);
-      call = timed_backward(p, a, a + round_up16(mk), st.das[r], st.dbs[r], slot_floats(s, 1), M, N, K, check_rng);
+      call = timed_backward(p, a, a + round_up16(mk), st.das[r], st.dbs[r], slot_floats(s, 1), M, N, K);
     }
-    // The SNR columns report the worst of the full check and every call since prepare.
-    double& worst_a = dir == 0 ? st.r.out_snr : st.r.da_snr;
-    if (!(call.snr_a >= worst_a)) worst_a = call.snr_a;
-    if (dir == 1 && !(call.snr_b >= st.r.db_snr)) st.r.db_snr = call.snr_b;
+    // The SNR columns stay the full check's (reproducible from the seed); a call's projection
+    // below the threshold counts as an error of its batch (failed_call).
     if (call.left_thread() && !stray_) {
       // A thread may still read the pool: never free it from now on (the output rings never are).
       stray_ = true;
