@@ -1,6 +1,6 @@
 #include "campaign/python_shadows.h"
 
-#include <algorithm>
+#include <map>
 #include <set>
 #include <system_error>
 
@@ -35,41 +35,42 @@ bool isPackageDir(const fs::path& dir) {
   return false;
 }
 
+// The module a file in a source directory would be imported as, if it is a cache
+// (`__pycache__/X.<tag>.pyc`), an extension module (`X.so`, `X.<tag>.so`, `X.pyd`) or a package
+// directory `X/`: the part before the first dot.
+std::string moduleOf(const std::string& file) { return file.substr(0, file.find('.')); }
+
 }  // namespace
 
 PythonShadows findPythonShadows(const fs::path& tree, const std::vector<std::string>& tracked) {
   const std::set<std::string> trackedSet(tracked.begin(), tracked.end());
-  std::set<std::string> caches, shadowing;
-  std::error_code ec;
+  // Tracked modules per directory, so each directory is read once however many sources it holds.
+  std::map<fs::path, std::set<std::string>> modules;
   for (const std::string& source : tracked) {
-    if (!endsWith(source, ".py")) continue;
-    const fs::path rel(source);
-    const std::string stem = rel.stem().string();
-    const fs::path dirRel = rel.parent_path();
-    const fs::path dir = tree / dirRel;
-    // The cache directory next to the source.
-    for (const auto& entry : fs::directory_iterator(dir / "__pycache__", fs::directory_options::skip_permission_denied, ec)) {
+    if (endsWith(source, ".py")) modules[fs::path(source).parent_path()].insert(fs::path(source).stem().string());
+  }
+  std::set<std::string> caches, shadowing;
+  for (const auto& [dirRel, stems] : modules) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(tree / dirRel / "__pycache__", fs::directory_options::skip_permission_denied, ec)) {
       const std::string name = entry.path().filename().string();
-      if (isCacheOf(name, stem)) caches.insert((dirRel / "__pycache__" / name).generic_string());
+      const std::string stem = moduleOf(name);
+      if (stems.count(stem) && isCacheOf(name, stem)) caches.insert((dirRel / "__pycache__" / name).generic_string());
     }
     ec.clear();
-    // Siblings Python prefers to the source: a package directory, an extension module.
-    if (stem != "__init__") {
-      const fs::path packageRel = dirRel / stem;
-      if (isPackageDir(tree / packageRel)) {
-        const std::string text = packageRel.generic_string();
+    for (const auto& entry : fs::directory_iterator(tree / dirRel, fs::directory_options::skip_permission_denied, ec)) {
+      const std::string name = entry.path().filename().string();
+      const std::string stem = moduleOf(name);
+      if (!stems.count(stem) || stem == "__init__") continue;
+      const std::string relText = (dirRel / name).generic_string();
+      if (name == stem && isPackageDir(entry.path())) {
         // A package the repository tracks itself is its own layout, not a shadow.
-        const auto first = trackedSet.lower_bound(text + "/");
-        const bool trackedPackage = first != trackedSet.end() && first->rfind(text + "/", 0) == 0;
-        if (!trackedPackage) shadowing.insert(text + "/");
+        const auto first = trackedSet.lower_bound(relText + "/");
+        if (first == trackedSet.end() || first->rfind(relText + "/", 0) != 0) shadowing.insert(relText + "/");
+      } else if (isExtensionOf(name, stem) && !trackedSet.count(relText)) {
+        shadowing.insert(relText);
       }
     }
-    for (const auto& entry : fs::directory_iterator(dir, fs::directory_options::skip_permission_denied, ec)) {
-      const std::string name = entry.path().filename().string();
-      const std::string relText = (dirRel / name).generic_string();
-      if (isExtensionOf(name, stem) && !trackedSet.count(relText)) shadowing.insert(relText);
-    }
-    ec.clear();
   }
   return {std::vector<std::string>(caches.begin(), caches.end()),
           std::vector<std::string>(shadowing.begin(), shadowing.end())};
