@@ -436,7 +436,8 @@ def _fresh_seed():
     """63 random bits from the operating system, for the checks' secrets (projection vectors,
     fingerprint weights). Not from the request's seed: the kernel runs in this process and can
     read that seed, and fit its outputs to vectors derived from it (docs/integrity.md, referee
-    hole 8). Drawn for each chunk after its calls were queued."""
+    hole 8). The projection vectors' seed is drawn per chunk, after the chunk's calls were queued;
+    the fingerprint weights' per batch."""
     return int.from_bytes(_URANDOM(8), "little") >> 1
 
 
