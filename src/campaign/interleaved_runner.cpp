@@ -177,6 +177,15 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
   };
 
   auto failed = [&]() { return !arms[kCandidate].error.empty() || !arms[kBest].error.empty() || cancel.cancelled(); };
+  // The other arm must not run on the CPU or queue device work while arm `a` prepares or runs a
+  // batch: SIGSTOP is delivered asynchronously, so this waits until every process of it stopped.
+  auto otherStopped = [&](int a) {
+    ArmState& idle = arms[1 - a];
+    if (!idle.started || idle.worker.process().allStopped()) return true;
+    idle.error = "the " + std::string(armName(1 - a)) +
+                 " worker's processes did not all stop between requests (a process left its session?)";
+    return false;
+  };
   auto request = [&](int a, auto&& fn) -> bool {
     ArmState& arm = arms[a];
     arm.worker.process().resume();
@@ -205,6 +214,7 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     // the other worker's prepare reads its time slices (an H200 run failed honest shapes that way:
     // "work escaped the timed stream").
     for (int a : {kBest, kCandidate}) {
+      if (!otherStopped(a)) break;
       request(a, [&](BenchWorker& w) {
         auto r = w.prepare(shape, shapeSeed, a == kBest ? WarmUp::SizeBatches : WarmUp::WarmOnly, timeout, cancel);
         if (auto* p = std::get_if<PreparedShape>(&r)) {
@@ -237,13 +247,7 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
         }
         for (bool candidateTurn : blockOrder(index)) {
           const int a = candidateTurn ? kCandidate : kBest;
-          ArmState& idle = arms[1 - a];
-          // The other arm must not run on the CPU or queue device work while this batch is timed.
-          if (idle.started && !idle.worker.process().allStopped()) {
-            idle.error = "the " + std::string(armName(1 - a)) +
-                         " worker's processes did not all stop between batches (a process left its session?)";
-            break;
-          }
+          if (!otherStopped(a)) break;
           const std::uint64_t batchSeed = seeds_();
           const bool ok = request(a, [&](BenchWorker& w) {
             auto r = w.batch(shape, calls, batchSeed, timeout, cancel);
