@@ -590,10 +590,15 @@ class Device:
         about its kernel time plus this, so the escape bound adds it instead of guessing it. The
         largest of 9: a bound an honest kernel crosses by the host's wake-up alone is a false alarm
         (H200: a 18 us matmul read 92-99 us joined with the idle-GPU calibration)."""
+        return max(self.join_samples(9))
+
+    def join_samples(self, n):
+        """`n` readings of what a join adds (spin 1 ms, start event, device-wide synchronize, end
+        event), in ms; process_effect_probe.py --mode join reads their distribution."""
         stream = self.stream()
         start, end = self.event(), self.event()
         times = []
-        for _ in range(9):
+        for _ in range(n):
             self._sync()
             self.spin(1.0)
             self._record(start, stream)
@@ -601,7 +606,7 @@ class Device:
             self._record(end, stream)
             self._sync()
             times.append(self._elapsed(start, end))
-        return max(times)
+        return times
 
     def synchronize(self):
         self._sync()

@@ -260,18 +260,7 @@ def join_probe(opts, bench, base_dir):
     if opts.variant == "no-spin":
         h._request_spin_wait = lambda is_rocm: False
     device = h.Device()
-    stream = device.stream()
-    start, end = device.event(), device.event()
-    times = []
-    for _ in range(400):
-        device.synchronize()
-        device.spin(1.0)
-        device.record(start, stream)
-        device.synchronize()
-        device.record(end, stream)
-        device.synchronize()
-        times.append(device.elapsed(start, end))
-    times.sort()
+    times = sorted(device.join_samples(400))
     q = lambda f: round(times[min(len(times) - 1, int(f * len(times)))] * 1e3, 1)  # noqa: E731
     line = {"mode": "join", "variant": opts.variant, "spin_wait": getattr(device, "spin_wait", None),
             "n": len(times), "p50_us": q(0.5), "p90_us": q(0.9), "p99_us": q(0.99), "max_us": round(times[-1] * 1e3, 1)}
