@@ -57,13 +57,16 @@ void signalGroup(pid_t leader, int sig) {
 
 bool groupEmpty(pid_t leader) { return snapshotGroup(leader).members.empty(); }
 
-bool groupStopped(pid_t leader) {
-  bool any = false, all = true;
+GroupStopState inspectGroupStop(pid_t leader, pid_t wholeStopped) {
+  GroupStopState state;
+  bool all = true;
   forEachProcess([&](pid_t pid, const ProcStat& st) {
     if (!belongs(st, leader)) return;
-    any = true;
+    state.any = true;
     // A process's stat shows its main thread only; every thread must have taken the stop.
-    const bool listed = forEachThread(pid, [&](pid_t tid) {
+    const bool mainStopped = st.state == 'T' || st.state == 't';
+    bool stopped = true;
+    const bool listed = pid == wholeStopped && mainStopped ? true : forEachThread(pid, [&](pid_t tid) {
       char path[96];
       std::snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
       FILE* f = std::fopen(path, "re");
@@ -73,13 +76,21 @@ bool groupStopped(pid_t leader) {
       std::fclose(f);
       buf[n] = '\0';
       const char* close = std::strrchr(buf, ')');
-      const char state = close && close[1] ? close[2] : '?';
-      if (state != 'T' && state != 't' && state != 'Z' && state != 'X') all = false;
+      const char threadState = close && close[1] ? close[2] : '?';
+      if (threadState != 'T' && threadState != 't' && threadState != 'Z' && threadState != 'X') stopped = false;
     });
-    if (!listed) all = all && (st.state == 'T' || st.state == 't');
+    if (!listed) stopped = st.state == 'T' || st.state == 't';
+    all = all && stopped;
+    if (st.pgrp != leader) {
+      state.outsideGroup.push_back(pid);
+      if (!stopped) state.runningOutsideGroup.push_back(pid);
+    }
   });
-  return any && all;
+  state.allStopped = state.any && all;
+  return state;
 }
+
+bool groupStopped(pid_t leader) { return inspectGroupStop(leader).allStopped; }
 
 int pinGroup(pid_t leader, const std::set<int>& cpus) {
   cpu_set_t set;

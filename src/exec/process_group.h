@@ -30,6 +30,20 @@ bool groupEmpty(pid_t leader);
 // (SIGSTOP taken: state T): nothing of it can run on a CPU or queue GPU work.
 bool groupStopped(pid_t leader);
 
+// One scan of /proc for what groupStopped needs, and what a caller that signals the group often
+// needs besides: the session's members outside the process group (a child that called setpgid),
+// which killpg does not reach, and those of them not stopped.
+struct GroupStopState {
+  bool any = false;         // the group or session has a live member
+  bool allStopped = false;  // ... and every thread of every member is stopped
+  std::vector<pid_t> outsideGroup;         // live members whose process group is not the leader's
+  std::vector<pid_t> runningOutsideGroup;  // those of them with a thread not stopped
+};
+// `wholeStopped`: a member whose parent (kopt) was told by waitpid(WUNTRACED) that its group stop
+// completed, i.e. every thread took the stop: while its main thread still shows T, its threads are
+// not read one by one (a torch worker has about 50; each /proc read costs about 10 us).
+GroupStopState inspectGroupStop(pid_t leader, pid_t wholeStopped = 0);
+
 // Pins every thread of every live member to `cpus` (sched_setaffinity per thread: a process's
 // threads each carry their own mask). Call it on a stopped group, which starts no new thread
 // meanwhile; threads and processes started later inherit the mask. Returns the number of threads

@@ -230,23 +230,44 @@ LineStatus WorkerProcess::readLine(std::string& line, milliseconds timeout, cons
   }
 }
 
-void WorkerProcess::stop() {
-  if (running()) signalGroup(pid_, SIGSTOP);
+void WorkerProcess::signalAll(int sig) {
+  if (!running() || waitStatus_) return;  // reaped: its pid may name another process by now
+  ::killpg(pid_, sig);
+  for (pid_t member : outsideGroup_) ::kill(member, sig);
 }
+
+void WorkerProcess::stop() { signalAll(SIGSTOP); }
 
 void WorkerProcess::resume() {
-  if (running()) signalGroup(pid_, SIGCONT);
+  stopReported_ = false;
+  signalAll(SIGCONT);
 }
 
-bool WorkerProcess::allStopped(milliseconds within) const {
+bool WorkerProcess::allStopped(milliseconds within) {
   if (!running()) return false;
   const auto deadline = Clock::now() + within;
   while (true) {
-    if (groupStopped(pid_)) return true;
+    if (!stopReported_) {
+      // The kernel reports a child's stop to its parent once every thread took it.
+      int status = 0;
+      const pid_t r = ::waitpid(pid_, &status, WUNTRACED | WNOHANG);
+      if (r == pid_ && WIFSTOPPED(status)) {
+        stopReported_ = true;
+      } else if (r == pid_) {
+        waitStatus_ = status;  // it is gone: exited or killed
+        OwnChildren::remove(pid_);
+        return false;
+      }
+    }
+    const GroupStopState state = inspectGroupStop(pid_, stopReported_ ? pid_ : 0);
+    outsideGroup_ = state.outsideGroup;
+    if (state.allStopped) return true;
+    // New members outside the group did not get the group's SIGSTOP: they get theirs now.
+    for (pid_t member : state.runningOutsideGroup) ::kill(member, SIGSTOP);
     if (Clock::now() >= deadline) return false;
     // The stop is delivered asynchronously to each thread; this is waiting for the kernel, not
     // for the worker, and it normally takes microseconds.
-    std::this_thread::sleep_for(milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 }
 

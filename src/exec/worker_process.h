@@ -53,15 +53,18 @@ class WorkerProcess {
   LineStatus readLine(std::string& line, std::chrono::milliseconds timeout, const CancellationToken& cancel,
                       std::size_t maxBytes = 64u << 20);
 
-  // SIGSTOP / SIGCONT to every process of the worker's session.
+  // SIGSTOP / SIGCONT to the worker's process group and to the members of its session outside
+  // the group that the last allStopped() found. No /proc scan: the runner switches arms every
+  // few ms, and a scan costs about 1 ms per hundred processes on the machine; allStopped() scans.
   void stop();
   void resume();
   // True when every live process of the worker's session is stopped (state T in /proc): the idle
-  // arm is really idle while the other arm's batch runs. A thread waiting for a CPU takes the stop
-  // only when it next runs, which on a loaded 2-core machine took more than the 500 ms this waited
-  // before (a loaded CI run lost a session, likely that way). Waits up to `within` for the kernel to
-  // deliver the stop to every thread.
-  bool allStopped(std::chrono::milliseconds within = std::chrono::milliseconds(2000)) const;
+  // arm is really idle while the other arm's batch runs. A member that joined the session outside
+  // the process group since the last scan (setpgid) is stopped here and signalled from then on.
+  // A thread waiting for a CPU takes the stop only when it next runs, which on a loaded 2-core
+  // machine took more than the 500 ms this waited before (a loaded CI run lost a session, likely
+  // that way). Waits up to `within` for the kernel to deliver the stop to every thread.
+  bool allStopped(std::chrono::milliseconds within = std::chrono::milliseconds(2000));
 
   // Pins every thread of every process of the worker's session to `cpus` (and so what they start
   // later). Two workers start and prepare a shape in parallel on any CPU, then share one while
@@ -82,6 +85,9 @@ class WorkerProcess {
   std::string buffer_;  // bytes read past the last returned line
   std::string error_;
   std::optional<int> waitStatus_;
+  std::vector<pid_t> outsideGroup_;  // session members outside the process group, as last scanned
+  bool stopReported_ = false;        // waitpid(WUNTRACED) said the worker stopped since resume()
+  void signalAll(int sig);
   bool reap(bool block);
 };
 

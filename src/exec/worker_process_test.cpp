@@ -7,6 +7,7 @@
 #include <string>
 
 #include "exec/cpu_affinity.h"
+#include "exec/proc_stat.h"
 #include "exec/process_group.h"
 #include "exec/test_support.h"
 
@@ -20,11 +21,14 @@ using kopt::exec::testing::TempDir;
 namespace {
 
 // A worker in shell: answers "got <line>" per request; "quiet" is read and never answered;
-// "spawn" starts a child in the worker's session that sleeps (stop/resume must reach it too).
+// "spawn" starts a child in the worker's session that sleeps (stop/resume must reach it too);
+// "regroup" starts one that moves to a process group of its own and answers with its pid.
 WorkerSpec echoWorker(const TempDir& dir) {
   WorkerSpec spec;
   spec.argv = {"/bin/sh", "-c",
                "while IFS= read -r l; do case \"$l\" in quiet) ;; spawn) sleep 30 & echo spawned ;; "
+               "regroup) python3 -c 'import os, time; os.setpgid(0, 0); print(os.getpid(), flush=True); "
+               "time.sleep(30)' & ;; "
                "err) echo oops >&2; echo \"got $l\" ;; *) echo \"got $l\" ;; esac; done"};
   spec.stderrPath = dir / "worker.log";
   return spec;
@@ -85,6 +89,37 @@ TEST_CASE("stop() stops every process of the worker's session, resume() lets the
   const pid_t leader = w.pid();
   w.terminate(1s);
   // The sleeping child of the session went with it.
+  CHECK(kopt::exec::groupEmpty(leader));
+}
+
+TEST_CASE("a member that left the worker's process group (setpgid) is stopped and resumed with it") {
+  TempDir dir("worker_regroup");
+  WorkerProcess w;
+  REQUIRE(w.start(echoWorker(dir)));
+  std::string line;
+  REQUIRE(w.writeLine("regroup"));
+  REQUIRE(w.readLine(line, 10s, CancellationToken{}) == LineStatus::Line);
+  const pid_t member = static_cast<pid_t>(std::stol(line));
+  kopt::exec::ProcStat st;
+  REQUIRE(kopt::exec::readProcStat(member, st));
+  REQUIRE(st.pgrp != w.pid());  // killpg(worker) alone does not reach it
+  w.stop();
+  CHECK(w.allStopped());
+  REQUIRE(kopt::exec::readProcStat(member, st));
+  CHECK(st.state == 'T');
+  w.resume();  // SIGCONT wakes a stopped process before kill() returns
+  REQUIRE(kopt::exec::readProcStat(member, st));
+  CHECK(st.state != 'T');
+  w.stop();  // now without a scan: the last allStopped() told it about the member
+  // groupStopped() only looks (allStopped() would stop the member itself); a SIGSTOP to a running
+  // process is taken when it next runs, so this waits for the kernel, bounded.
+  bool stopped = false;
+  for (const auto until = std::chrono::steady_clock::now() + 5s; !stopped && std::chrono::steady_clock::now() < until;) {
+    stopped = kopt::exec::groupStopped(w.pid());
+  }
+  CHECK(stopped);
+  const pid_t leader = w.pid();
+  w.terminate(1s);
   CHECK(kopt::exec::groupEmpty(leader));
 }
 
