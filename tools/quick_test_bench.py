@@ -1124,6 +1124,14 @@ class _Fingerprinter:
         return torch.stack(cols, dim=1) if cols else None
 
 
+def _cat_rows(rows):
+    """The fingerprint rows of single slots (each (1, tensors) or None) as one (slots, tensors) tensor."""
+    rows = [r for r in rows if r is not None]
+    if not rows:
+        return None
+    return rows[0] if len(rows) == 1 else torch.cat(rows)
+
+
 def _stack_calls(ts):
     """The calls' tensors along a new leading dimension; one call's as a view (a 128 MB operand of
     a chunk of one would be copied for nothing)."""
@@ -1180,9 +1188,10 @@ class ShapeBench:
     """One shape of one op: the full correctness check, a ring of input sets, queued timed batches
     verified on the device, and everything measured since the check (the CSV row).
 
-    Timing of a batch (GPU): refill the ring slots the batch uses (GPU RNG), synchronise, probe the
-    GPU's idle latency, then queue a spin (the host runs ahead of the GPU) and per call: reference
-    (memory-bound ops), input fingerprint, NaN-poison, flush, start event, the call, end event, the
+    Timing of a batch (GPU): synchronise, probe the GPU's idle latency, then queue a spin (the host
+    runs ahead of the GPU) and per call: new inputs into its ring slot (GPU RNG; written only now,
+    so no earlier call can compute ahead on them), their fingerprint, reference (memory-bound ops),
+    NaN-poison, flush, start event, the call, end event, the
     unwritten-output check and the projection/reference check, all on the timed stream and without
     a host synchronisation; one synchronisation ends the batch and every event and counter is read
     then. A few calls of each batch, at secret positions, are extra "joined" calls whose end event
@@ -1407,8 +1416,11 @@ class ShapeBench:
         fp = _Fingerprinter(_fresh_seed(), self.verify_budget)  # the secret weights
         acc = _BatchAcc(total + n_joined)
         per = self._chunk_calls()
-        slots = self._refill(min(total, ring_n))
-        before = fp.rows(slots)
+        # This pass over the ring: the slots written so far and their fingerprints. A slot is written
+        # right before its call, queued behind every call before it, so no call can read (and
+        # compute ahead) the inputs of a later one: with the whole batch's inputs written up front,
+        # a kernel could do all the work in its first call and make the median call free.
+        slots, before_rows = [], []
         pending = []
         dev.synchronize()
         probe = dev.idle_probe_us()
@@ -1419,19 +1431,21 @@ class ShapeBench:
         dev.spin(self._spin_ms(direction, total))
         for i in range(total):
             t0 = _perf_counter()
-            if i and i % ring_n == 0:  # more calls than slots: new contents, queued behind the calls before
-                self._check(direction, pending, slots, before, fp, acc)
-                slots = self._refill(min(total - i, ring_n))
-                before = fp.rows(slots)
-            self._call(direction, slots[i % ring_n], i % ring_n, events[i], hs, i in joined, i, acc, pending)
+            if len(slots) == ring_n:  # more calls than slots: check this pass before its slots are written again
+                self._check(direction, pending, slots, _cat_rows(before_rows), fp, acc)
+                slots, before_rows = [], []
+            slot = self._refill(1)[0]
+            slots.append(slot)
+            before_rows.append(fp.rows([slot]))
+            self._call(direction, slot, len(slots) - 1, events[i], hs, i in joined, i, acc, pending)
             if len(pending) >= per:
-                self._check(direction, pending, slots, before, fp, acc)
+                self._check(direction, pending, slots, _cat_rows(before_rows), fp, acc)
             if i in joined:
                 dev.spin(self._spin_ms(direction, total - i - 1))  # the join drained the queue: get ahead again
             else:
                 queue_s += _perf_counter() - t0
         t0 = _perf_counter()
-        self._check(direction, pending, slots, before, fp, acc)
+        self._check(direction, pending, slots, _cat_rows(before_rows), fp, acc)
         queue_s += _perf_counter() - t0
         dev.synchronize()
         times = [dev.elapsed(s, e) for s, e in events[:total]]
@@ -1539,12 +1553,15 @@ class ShapeBench:
         third batch and returns the second's wall time per call."""
         if self.ring is None:
             self._build_ring()
-        for w in range(n_plain):
-            slot = self.ring[w % len(self.ring)]
+        for _ in range(n_plain):
+            slot = self._refill(1)[0]  # as in a batch: no call finds a later call's inputs written
             if direction == "forward":
                 self.op.forward(slot[:self.n_in])
             else:
                 self.op.prepare_backward(slot[:self.n_in], slot[self.n_in:])()
+        # The batches start over at the first slot: a cache keyed by address that the plain calls
+        # filled meets new contents at the same addresses at once.
+        self.cursor = 0
         self.dev.synchronize()
         self.run_batch(direction, WARMUP_BATCH, keep=False)
         small = self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"]

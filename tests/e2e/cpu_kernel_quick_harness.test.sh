@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/quick_test_bench.py end to end on CPU tensors (--device cpu), with the known reward hacks as
 # kernel modules: an honest kernel PASSes; address- and shape-keyed output caches, input mutation,
-# an output never written and a precision downgrade FAIL; patching a timer at import or lazily
+# an output never written and a precision downgrade FAIL; a kernel that computes later calls ahead
+# finds nothing to compute; patching a timer at import or lazily
 # during a call stops the run (exit 3, no CSV); a module that does not import gives FAIL rows.
 # Needs a python3 with torch (Debian: python3-torch); skipped (77) without one.
 set -euo pipefail
@@ -79,6 +80,31 @@ def forward(a, b):
     return a @ b if n[0] == 1 else torch.empty(a.shape[:-1] + (b.shape[-1],), dtype=a.dtype)
 def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
 EOF
+# Computes ahead: at each call, every ring slot that holds inputs of this shape gets its product
+# computed and kept with a copy of its inputs; a later call on exactly those inputs gets the kept
+# product (and says so on stderr). With a batch's inputs all written before its first call, one
+# call did every call's work and the rest read as free; written just before each call, no slot
+# ever holds a later call's inputs yet.
+mk precompute_ahead <<'EOF'
+import gc, sys, torch
+_kept = {}
+def _ring():
+    for o in gc.get_objects():
+        if type(o).__name__ == "ShapeBench" and getattr(o, "ring", None):
+            return o.ring
+    return []
+def forward(a, b):
+    kept = _kept.get((a.data_ptr(), b.data_ptr()))
+    if kept is not None and torch.equal(kept[0], a) and torch.equal(kept[1], b):
+        print("precompute hit", file=sys.stderr)
+        return kept[2].clone()
+    for slot in _ring():
+        x, y = slot[0], slot[1]
+        if x.shape == a.shape and y.shape == b.shape:
+            _kept[(x.data_ptr(), y.data_ptr())] = (x.clone(), y.clone(), x @ y)
+    return a @ b
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
 mk tamper_import <<'EOF'
 import torch
 torch.cuda.Event.elapsed_time = lambda self, other: 0.001
@@ -133,6 +159,12 @@ for m in late_wrong:"failed the per-call check" late_mutate:"modified their inpu
   [ "$(checks)" = "s1,FAIL s2,FAIL" ] || { cat "$work/err.log"; fail "${m%%:*} should FAIL every shape: $(checks)"; }
   grep -q "shape s1, forward batch: [0-9]* call(s) ${m#*:}" "$work/err.log" || { cat "$work/err.log"; fail "${m%%:*}: no '${m#*:}'"; }
 done
+
+run precompute_ahead
+[ "$rc" -eq 0 ] || { cat "$work/err.log"; fail "precompute_ahead: exit $rc"; }
+[ "$(checks)" = "s1,PASS s2,PASS" ] || { cat "$work/err.log"; fail "precompute_ahead computes right and should PASS: $(checks)"; }
+hits=$(grep -c "precompute hit" "$work/err.log" || true)
+[ "$hits" -eq 0 ] || fail "precompute_ahead found $hits call(s) whose inputs it had computed ahead"
 
 for m in tamper_import tamper_lazy; do
   run "$m"
