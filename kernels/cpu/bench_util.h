@@ -26,6 +26,9 @@
 #include <unistd.h>
 #include <utility>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace bench {
 
@@ -75,6 +78,33 @@ inline void fill_fast(float* p, std::size_t n, std::uint64_t seed) {
     p[i + 1] = to_float(static_cast<std::uint32_t>(s >> 32));
   }
   if (i < n) p[i] = to_float(static_cast<std::uint32_t>(s >> 20));
+}
+
+// fill_fast's values, stored past the cache where the CPU can (x86 non-temporal stores): a slice
+// written just before its call is then read from memory, as one written long before and evicted.
+// Elsewhere plain stores: the call's inputs may be in the cache there.
+inline void fill_cold(float* p, std::size_t n, std::uint64_t seed) {
+#if defined(__SSE2__)
+  constexpr std::size_t kChunk = 1024;  // floats generated on the stack, then streamed out
+  alignas(16) float tmp[kChunk];
+  std::size_t i = 0;
+  // Plain stores up to the first 16-byte boundary; the stream stores need it.
+  while (i < n && (reinterpret_cast<std::uintptr_t>(p + i) & 15u) != 0) {
+    fill_fast(p + i, 1, seed ^ (0x68656164ull + i));
+    ++i;
+  }
+  for (std::uint64_t chunk = 0; i < n; ++chunk) {
+    const std::size_t m = std::min(kChunk, n - i);
+    fill_fast(tmp, m, seed ^ (chunk * 0x9E3779B97F4A7C15ull));
+    std::size_t j = 0;
+    for (; j + 4 <= m; j += 4) _mm_stream_si128(reinterpret_cast<__m128i*>(p + i + j), _mm_load_si128(reinterpret_cast<const __m128i*>(tmp + j)));
+    for (; j < m; ++j) p[i + j] = tmp[j];
+    i += m;
+  }
+  _mm_sfence();  // the stream stores are visible before the call reads them
+#else
+  fill_fast(p, n, seed);
+#endif
 }
 
 // Order-sensitive hash of a buffer's bits: detects a kernel that writes into its inputs.
@@ -263,10 +293,11 @@ inline std::string cpu_model() {
 
 
 // The timing pool of a worker: two regions (0 and 1), each at least the last-level cache (8 MiB
-// floor) and grown when a batch needs more fresh slices. A batch fills the slices it uses from its
-// own seed, then reads the other region (at least the LLC) to evict them: every call starts cold,
-// and no call sees an address and contents an earlier call saw. Filled once at allocation, so the
-// eviction reads real memory, not the shared zero page.
+// floor) and grown when a batch needs more fresh slices. A batch places its slices, reads the
+// other region (at least the LLC) to evict what came before, and writes each slice from its own
+// seed just before its call, past the cache: every call starts cold, no call sees an address and
+// contents an earlier call saw, and none finds a later call's inputs written. Filled once at
+// allocation, so the eviction reads real memory, not the shared zero page.
 class WorkerPool {
  public:
   static constexpr std::size_t kMaxRegionBytes = std::size_t{1} << 30;
@@ -291,14 +322,25 @@ class WorkerPool {
     return "";
   }
   std::size_t region_floats() const { return region_; }
-  // `calls` consecutive slices of `slot` floats in region r, at an offset drawn from `seed`, filled
-  // from `seed`; returns the first. reserve(calls * slot) first.
-  float* fresh_slices(int r, std::size_t slot, std::size_t calls, std::uint64_t seed) {
+  // Where a batch's `calls` consecutive slices of `slot` floats lie in region r (at an offset
+  // drawn from `seed`): placed, not written. Each is written by write_slice() just before its call,
+  // so no call can read a later call's inputs (and compute it ahead: slice i + 1 is at a fixed
+  // distance from the pointer call i gets). reserve(calls * slot) first.
+  struct Slices {
+    float* first = nullptr;
+    std::size_t slot = 0;
+    std::uint64_t seed = 0;
+  };
+  Slices place_slices(int r, std::size_t slot, std::size_t calls, std::uint64_t seed) const {
     Rng rng(seed ^ 0x736c696365736565ull);
     const std::size_t spare = region_ / slot - calls;  // whole slices left over
     float* first = data_ + static_cast<std::size_t>(r) * region_ + (rng.next() % (spare + 1)) * slot;
-    fill_fast(first, calls * slot, rng.next());
-    return first;
+    return Slices{first, slot, rng.next()};
+  }
+  static const float* write_slice(const Slices& s, std::size_t i) {
+    float* p = s.first + i * s.slot;
+    fill_cold(p, s.slot, s.seed ^ (i * 0xD1B54A32D192ED03ull));
+    return p;
   }
   // Reads the other region, so region r's slices are out of the cache when its calls start.
   void evict(int r) const {
