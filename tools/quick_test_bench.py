@@ -432,6 +432,25 @@ _TIMERS = capture_timers()
 _URANDOM = os.urandom
 
 
+def _since_process_start_ms():
+    """Milliseconds since this process started (Linux /proc; None elsewhere): the worker logs where
+    its start-up went, the part of a look kopt cannot see into."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:
+            uptime_s = float(f.read().split()[0])
+        return (uptime_s - start_ticks / os.sysconf("SC_CLK_TCK")) * 1e3
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _log_times(what, parts):
+    """One stderr line: where a phase's time went, e.g. 'prepare mm_1k: check 812 ms, ...'."""
+    text = ", ".join("%s %.0f ms" % (k, v) for k, v in parts if v is not None)
+    print("%s: time: %s: %s" % (HARNESS_NAME, what, text), file=sys.stderr)
+
+
 def _fresh_seed():
     """63 random bits from the operating system, for the checks' secrets (projection vectors,
     fingerprint weights). Not from the request's seed: the kernel runs in this process and can
@@ -1833,11 +1852,16 @@ class Worker:
             return {"shape": label, "check": "ERROR", "problem": one_line(self.load_error), "call_ms": {}}
         call_ms = {}
         try:
+            t0 = _perf_counter()
             sb = ShapeBench(self.op, self.shapes[label], f["seed"], self.cfg["CHECK"])
+            times = [("check", (_perf_counter() - t0) * 1e3)]
             if sb.passed:
                 for d in sb.directions:
+                    t0 = _perf_counter()
                     call_ms[d] = sb.warmup(d, sb.rng.randint(DEFAULTS["warmup_min"], DEFAULTS["warmup_max"]),
                                            sizing=f.get("sizing", True))
+                    times.append(("warm-up " + d, (_perf_counter() - t0) * 1e3))
+            _log_times("prepare " + label, times)
         except TamperError:
             raise
         except Exception as e:  # the kernel threw (or returned something unusable)
@@ -1901,10 +1925,15 @@ def serve(cfg, opts, base_dir, shapes):
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     out = os.fdopen(reply_fd, "w", encoding="utf-8", newline="\n")
+    started = _since_process_start_ms()  # interpreter, harness and torch imports
+    t0 = _perf_counter()
     device = Device() if opts.device == "cuda" else CpuDevice()
+    t1 = _perf_counter()
     dtype = torch_dtype(cfg["INPUT_DTYPE"], device.is_rocm, device.arch)
     op, load_error = load_op(cfg, base_dir, device, dtype, shapes)
     worker = Worker(cfg, shapes, device, op, load_error)
+    _log_times("start-up", [("until serve", started), ("device", (t1 - t0) * 1e3),
+                            ("kernel module", (_perf_counter() - t1) * 1e3)])
 
     def write_line(text):
         out.write(text + "\n")

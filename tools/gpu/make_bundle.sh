@@ -3,6 +3,7 @@
 # cannot build there itself, and gathers it in build-gpu-bundle/ (ignored by git: name it in the
 # device call's `carry`):
 #   bin/kopt, bin/kopt_device_probe            the server and the device layer's probe
+#   bin/kopt_bench_worker_switch                kopt's process control per batch (docs/performance.md)
 #   bin/kopt_hip_gemm_bench, ..._rmsnorm_bench the native benches (sm_90, static CUDA runtime)
 #   lib/libkopt_hip_kernels.so                  the kernels for ctypes (torch check)
 #   lib/*.so                                    kopt's own shared dependencies (yaml-cpp, Boost,
@@ -24,6 +25,8 @@ cmake -S . -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHI
 status=0
 cmake --build "$BUILD" -j"${JOBS:-2}" --target kopt_device_probe || { echo "make_bundle: kopt_device_probe did not build" >&2; status=1; }
 cmake --build "$BUILD" -j"${JOBS:-2}" --target kopt || { echo "make_bundle: kopt did not build" >&2; status=1; }
+cmake --build "$BUILD" -j"${JOBS:-2}" --target kopt_bench_worker_switch ||
+  { echo "make_bundle: kopt_bench_worker_switch did not build" >&2; status=1; }
 if cmake --build "$BUILD" --target help 2>/dev/null | grep -q kopt_hip_gemm_bench; then
   cmake --build "$BUILD" -j"${JOBS:-2}" --target kopt_hip_gemm_bench kopt_hip_rmsnorm_bench kopt_hip_kernels ||
     { echo "make_bundle: the HIP benches did not build" >&2; status=1; }
@@ -34,6 +37,7 @@ rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/bin" "$BUNDLE/lib"
 [ -f "$BUILD/kopt" ] && cp "$BUILD/kopt" "$BUNDLE/bin/"
 find "$BUILD" -name kopt_device_probe -type f -perm -u+x -exec cp {} "$BUNDLE/bin/" \;
+find "$BUILD/bench" -maxdepth 1 -name kopt_bench_worker_switch -type f -exec cp {} "$BUNDLE/bin/" \;
 for f in kopt_hip_gemm_bench kopt_hip_rmsnorm_bench; do
   find "$BUILD/kernels/hip" -maxdepth 1 -name "$f" -type f -exec cp {} "$BUNDLE/bin/" \;
 done
@@ -44,7 +48,7 @@ skip='^(linux-vdso|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|ld-linux|lib
 # git: kopt's own commands are builtins of the one binary; GIT_EXEC_PATH is left to default.
 mkdir -p "$BUNDLE/gitbin"
 cp -L "$(command -v git)" "$BUNDLE/gitbin/git"
-for exe in "$BUNDLE"/bin/kopt "$BUNDLE"/bin/kopt_device_probe "$BUNDLE"/gitbin/git; do
+for exe in "$BUNDLE"/bin/kopt "$BUNDLE"/bin/kopt_device_probe "$BUNDLE"/bin/kopt_bench_worker_switch "$BUNDLE"/gitbin/git; do
   [ -f "$exe" ] || continue
   ldd "$exe" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
     if ! [[ "$name" =~ $skip ]]; then cp -L "$path" "$BUNDLE/lib/$name"; fi
