@@ -396,6 +396,10 @@ MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestT
   // Both workers on the CPU that was idlest over the last 100 ms (exec/cpu_affinity.h).
   if (plan.workers) plan.workerCpu = exec::quietBenchWorkerCpu();
   plan.batchMs = m.bench.batchMs;
+  // The best worktree holds the best commit (the final acceptance's baseline tree is another build).
+  if (bestTree == session.paths.bestWorktree && !session.state.bestCommit.empty()) {
+    plan.bestIdentity = session.state.bestCommit + "\n" + plan.command.text;
+  }
   // A full measurement is sharded over the manifest's devices once the shape list is known (from
   // the manifest, else frozen at BASELINE; the baseline's own first table is never sharded when
   // target_shapes is `all`, since only that run tells which shapes there are).

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
 
+#include "campaign/batch_sizing_memo.h"
 #include "campaign/bench_worker.h"
 #include "exec/stray_processes.h"
 #include "util/atomic_file.h"
@@ -95,6 +97,8 @@ struct SessionTiming {
     double prepareMs = 0, blocksMs = 0, rowMs = 0;
     double batchWallMs = 0;    // the workers' timed part of each batch (spin, calls, checks, the one read)
     double batchHandleMs = 0;  // the workers' whole time on each batch request; blocksMs less this is kopt's
+    int callsPerBatch = 0;
+    bool sizedFromMemo = false;  // the batches were sized from an earlier look of the same best build
   };
   std::vector<Shape> shapes;
   double closeMs = 0, totalMs = 0;
@@ -106,7 +110,9 @@ struct SessionTiming {
                                {"blocks_ms", s.blocksMs},
                                {"batch_wall_ms", s.batchWallMs},
                                {"batch_handle_ms", s.batchHandleMs},
-                               {"row_ms", s.rowMs}});
+                               {"row_ms", s.rowMs},
+                               {"calls_per_batch", s.callsPerBatch},
+                               {"sized_from_memo", s.sizedFromMemo}});
     }
     return out;
   }
@@ -213,10 +219,14 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     // One worker at a time: prepare ends in timed, verified warm-up batches, and a GPU shared with
     // the other worker's prepare reads its time slices (an H200 run failed honest shapes that way:
     // "work escaped the timed stream").
+    // The best's cost per call sizes the batches: measured by its prepare's long sizing batch the
+    // first time this build runs the shape, remembered from then on.
+    const std::optional<double> knownStepMs = BatchSizingMemo::shared().stepMs(plan.bestIdentity, shape);
     for (int a : {kBest, kCandidate}) {
       if (!otherStopped(a)) break;
+      const WarmUp warmUp = a == kBest && !knownStepMs ? WarmUp::SizeBatches : WarmUp::WarmOnly;
       request(a, [&](BenchWorker& w) {
-        auto r = w.prepare(shape, shapeSeed, a == kBest ? WarmUp::SizeBatches : WarmUp::WarmOnly, timeout, cancel);
+        auto r = w.prepare(shape, shapeSeed, warmUp, timeout, cancel);
         if (auto* p = std::get_if<PreparedShape>(&r)) {
           prepared[a] = *p;
           pass[a] = p->check == measure::Check::Pass;
@@ -233,7 +243,10 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     if (failed()) break;
     // Only a shape both arms got right is timed: a failing candidate shape is a verdict already.
     if (pass[kCandidate] && pass[kBest]) {
-      const int calls = callsPerBatch(prepared[kBest].stepMs(), plan.batchMs);
+      if (!knownStepMs) BatchSizingMemo::shared().remember(plan.bestIdentity, shape, prepared[kBest].stepMs());
+      const int calls = callsPerBatch(knownStepMs.value_or(prepared[kBest].stepMs()), plan.batchMs);
+      shapeTiming.callsPerBatch = calls;
+      shapeTiming.sizedFromMemo = knownStepMs.has_value();
       long long errors[2] = {0, 0};
       for (int i = 0; i < count && !failed(); ++i) {
         const int index = first + i;

@@ -197,6 +197,52 @@ TEST_CASE("both workers start up at once, then prepare and measure one at a time
   CHECK(timing["total_ms"].get<double>() >= timing["start_ms"].get<double>());
 }
 
+TEST_CASE("a best build's batch size is measured in its first look and remembered for the next") {
+  Fixture f("memo", json::object(), json::object());
+  const fs::path meet = f.root / "meet";  // with a rendezvous the fake worker logs its prepares
+  fs::create_directories(meet);
+  for (const fs::path& tree : {f.candidate, f.best}) {
+    std::ifstream in(tree / "arm.json");
+    json cfg = json::parse(in);
+    cfg["rendezvous"] = meet.string();
+    std::ofstream(tree / "arm.json") << cfg.dump();
+  }
+  MeasurementPlan plan = f.plan();
+  plan.bestIdentity = "memo-test-" + std::to_string(::getpid()) + "\npython3 fake_worker.py";
+  InterleavedRunner runner(counter);
+  REQUIRE(runner.run(plan, 0, 1, 0, CallContext{}, 0, 2).size() == 1);
+  const auto firstLines = f.logLines();
+  REQUIRE(runner.run(plan, 1, 1, 1, CallContext{}, 0, 2).size() == 1);
+  const auto allLines = f.logLines();
+  int sized = 0, unsized = 0;
+  for (std::size_t i = 0; i < allLines.size(); ++i) {
+    const std::string& line = allLines[i];
+    if (line.find(" prepare ") == std::string::npos) continue;
+    const bool best = line.rfind("best ", 0) == 0;
+    const bool sizing = line.find(" sizing=yes ") != std::string::npos;
+    CAPTURE(line);
+    // First look: only the best sizes. Second look: nobody does, the first look's size holds.
+    CHECK(sizing == (best && i < firstLines.size()));
+    (sizing ? sized : unsized) += 1;
+  }
+  CHECK(sized == 2);    // the best's prepare of 2 shapes in the first look
+  CHECK(unsized == 6);  // the candidate's then, and both arms' in the second look
+  auto timing = [&](int session) {
+    std::ifstream in(f.runs / ("t-s" + std::to_string(session) + "-timing.json"));
+    return json::parse(in);
+  };
+  const json first = timing(0), second = timing(1);
+  for (std::size_t k = 0; k < 2; ++k) {
+    CHECK(first["shapes"][k]["sized_from_memo"] == false);
+    CHECK(second["shapes"][k]["sized_from_memo"] == true);
+    CHECK(second["shapes"][k]["calls_per_batch"] == first["shapes"][k]["calls_per_batch"]);
+  }
+  // Another build (an accepted round) measures afresh.
+  plan.bestIdentity += "-accepted";
+  REQUIRE(runner.run(plan, 2, 1, 2, CallContext{}, 0, 2).size() == 1);
+  CHECK(timing(2)["shapes"][0]["sized_from_memo"] == false);
+}
+
 TEST_CASE("a candidate that fails its check is not timed, and its row says FAIL") {
   Fixture f("failcheck", json{{"mode", "fail_check"}}, json::object());
   auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 2, 0, CallContext{}, 0, 4);

@@ -74,6 +74,9 @@ struct MeasurementPlan {
   // fresh processes of the command writing the frozen-schema CSV.
   bool workers = false;
   double batchMs = 5.0;  // the best arm's time per batch the worker runner aims at
+  // What identifies the best arm's build (its commit; empty: nothing does). The worker runner then
+  // sizes batches from what it measured for that build before (batch_sizing_memo.h).
+  std::string bestIdentity;
   // The one CPU both workers are pinned to (exec/cpu_affinity.h: cores differ in speed, and a
   // process stays on its core); none: not pinned.
   std::optional<int> workerCpu;
