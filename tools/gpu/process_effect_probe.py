@@ -44,6 +44,10 @@ def apply_variant(h, variant, seed):
                     allocation, so its buffers land elsewhere in device memory batch by batch;
       replace-flush: before every batch, allocate the L2 flush buffer again behind a random-size
                     allocation (the harness allocates it once per process);
+      recalibrate:  measure the spin's clock rate and the join's cost again at every prepare (once per
+                    process as shipped): an offset that then changes from rep to rep is the calibration;
+      long-spin:    four times the spin margin, at least 2 ms: an offset that then vanishes is the GPU
+                    waiting for the host (idle gaps, clocks) inside a batch;
       read-flush:   flush the L2 by reading the flush buffer (clean lines) instead of zeroing it
                     (dirty lines, written back during the timed call)."""
     import torch
@@ -69,6 +73,17 @@ def apply_variant(h, variant, seed):
             return original_flush(self, direction, calls, seed=seed, keep=keep)
 
         h.ShapeBench.run_batch = run_batch_new_flush
+    if variant == "recalibrate":
+        original_init = h.ShapeBench.__init__
+
+        def init_recalibrated(self, op, shape, seed, check_class):
+            op.device._cycles_per_ms = None  # the spin's cycles per ms and the join's cost, measured again
+            original_init(self, op, shape, seed, check_class)
+
+        h.ShapeBench.__init__ = init_recalibrated
+    if variant == "long-spin":
+        h.SPIN_MARGIN = 4 * h.SPIN_MARGIN  # the GPU never catches up with the host within a batch
+        h.SPIN_FLOOR_MS = 2.0
     if variant in ("read-flush", "replace-ring+read-flush"):
         sink = {}
 
@@ -311,7 +326,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--variant", default="as-shipped",
                     choices=("as-shipped", "replace-ring", "replace-flush", "read-flush", "replace-ring+read-flush",
-                             "no-spin"))
+                             "no-spin", "recalibrate", "long-spin"))
     ap.add_argument("--as-worker", action="store_true", help="(internal) serve the worker protocol, patched")
     ap.add_argument("--out")
     opts = ap.parse_args(argv)
