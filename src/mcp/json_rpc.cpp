@@ -64,11 +64,17 @@ std::optional<json> parseJson(std::string_view text, Error* error) {
   }
   try {
     return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number no double holds ("1e400", 400 digits): the
+    // latter escaped as an uncaught exception and ended the whole server (found by
+    // tests/fuzz/fuzz_mcp_session).
     if (error) {
       // nlohmann's message names the byte and what it expected; keep it, it helps whoever wrote
-      // the client.
-      *error = Error(ErrorCode::ParseError, std::string("Parse error: ") + e.what());
+      // the client, but not whole: an overflowing number is quoted in it.
+      constexpr std::size_t kMaxMessage = 300;
+      std::string what = e.what();
+      if (what.size() > kMaxMessage) what = what.substr(0, kMaxMessage) + "...";
+      *error = Error(ErrorCode::ParseError, "Parse error: " + what);
     }
     return std::nullopt;
   }

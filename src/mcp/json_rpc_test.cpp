@@ -70,6 +70,18 @@ TEST_CASE("parse errors are -32700, also for invalid UTF-8") {
   CHECK(parseJson(R"({"a":"é"})", &error)->at("a") == "é");
 }
 
+TEST_CASE("a number no double holds is a -32700 error, not an exception that ends the server") {
+  // Found by tests/fuzz/fuzz_mcp_session: nlohmann throws out_of_range, not parse_error, for these.
+  Error error;
+  const std::string digits(400, '4');
+  for (const std::string& text : {std::string("1e400"), digits, "{\"id\":" + digits + "}", std::string("[-1e99999]")}) {
+    CAPTURE(text);
+    CHECK_FALSE(parseJson(text, &error));
+    CHECK(error.code == -32700);
+    CHECK(error.message.size() < 400);  // the number is not echoed whole
+  }
+}
+
 TEST_CASE("nesting deeper than kopt's limit is a -32700 error, not a stack overflow") {
   // 150,000 nested arrays and 100,000 nested objects: the messages that killed the server.
   const std::string arrays = std::string(150000, '[') + std::string(150000, ']');
