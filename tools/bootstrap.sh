@@ -37,7 +37,9 @@ build_deps=(ca-certificates cmake ninja-build g++ pkg-config git
             doctest-dev python3)
 # python3-torch: the Python quick harness's tests (tests/e2e/*quick_harness*, the timer attacks of
 # tests/exploits) run it on torch's CPU device; without torch they skip.
-test_deps=(librsvg2-bin procps slurm-wlm munge dpkg-dev python3-torch)
+# clang and its runtime libraries (libFuzzer, ASan, UBSan; only recommended by clang): the fuzz
+# targets (tests/fuzz, ctest fuzz.short).
+test_deps=(librsvg2-bin procps slurm-wlm munge dpkg-dev python3-torch clang libclang-rt-14-dev)
 
 install_node_clients() {
   if ! command -v npm >/dev/null; then install_missing nodejs npm; fi

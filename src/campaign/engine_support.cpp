@@ -582,7 +582,8 @@ records::RoundRecord measuredRecord(const Session& session, int round, const std
   r.results = medianResults(pairs, true, metric);
   // Order and checks as assembled (a shape a crashed run never reported is an ERROR row).
   for (const auto& [label, check] : assembled.candidateChecks) {
-    auto it = std::find_if(r.results.begin(), r.results.end(), [&](const auto& s) { return s.label == label; });
+    // (a structured binding is captured by name only from C++20: clang's fuzz build refuses it)
+    auto it = std::find_if(r.results.begin(), r.results.end(), [&, &shape = label](const auto& s) { return s.label == shape; });
     if (it == r.results.end()) {
       records::ShapeResult missing;
       missing.label = label;
