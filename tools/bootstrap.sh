@@ -33,7 +33,7 @@ install_missing() {
 }
 
 build_deps=(ca-certificates cmake ninja-build g++ pkg-config git
-            libcpp-httplib-dev nlohmann-json3-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev
+            libcpp-httplib-dev libssl-dev nlohmann-json3-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev
             doctest-dev python3)
 # python3-torch: the Python quick harness's tests (tests/e2e/*quick_harness*, the timer attacks of
 # tests/exploits) run it on torch's CPU device; without torch they skip.

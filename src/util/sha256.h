@@ -1,28 +1,32 @@
 #pragma once
-// SHA-256 (FIPS 180-4), our own small implementation: the ledger chain and the frozen-file hashes
-// must not depend on an optional crypto library being installed.
+// SHA-256 (FIPS 180-4) for the ledger chain, the frozen-file hashes and the build-tree
+// fingerprints, computed by OpenSSL's libcrypto: kopt already depends on it through cpp-httplib
+// (libcpp-httplib-dev requires libssl-dev), and it hashes about nine times faster than the
+// portable C++ this replaced (155 MB/s on the build machine: 6-7 s per gigabyte of build tree
+// hashed before every reused build, docs/integrity.md).
 #include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
+typedef struct evp_md_ctx_st EVP_MD_CTX;
+
 namespace kopt::util {
 
 class Sha256 {
  public:
   Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
   void update(std::string_view data);
   void update(const void* data, std::size_t size);
   std::array<std::uint8_t, 32> finish();  // the object must not be updated after finish()
   std::string finishHex();                // 64 lower-case hex digits
 
  private:
-  void compress(const std::uint8_t* block);
-  std::array<std::uint32_t, 8> state_;
-  std::array<std::uint8_t, 64> buffer_;
-  std::size_t bufferSize_ = 0;
-  std::uint64_t totalBytes_ = 0;
+  EVP_MD_CTX* ctx_;
 };
 
 std::string sha256Hex(std::string_view data);
