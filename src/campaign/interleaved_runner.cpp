@@ -216,12 +216,12 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     bool pass[2] = {false, false};
     SessionTiming::Shape shapeTiming{shape};
     auto phase = Clock::now();
-    // One worker at a time: prepare ends in timed, verified warm-up batches, and a GPU shared with
-    // the other worker's prepare reads its time slices (an H200 run failed honest shapes that way:
-    // "work escaped the timed stream").
     // The best's cost per call sizes the batches: measured by its prepare's long sizing batch the
     // first time this build runs the shape, remembered from then on.
     const std::optional<double> knownStepMs = BatchSizingMemo::shared().stepMs(plan.bestIdentity, shape);
+    // One worker at a time: prepare ends in timed, verified warm-up batches, and a GPU shared with
+    // the other worker's prepare reads its time slices (an H200 run failed honest shapes that way:
+    // "work escaped the timed stream").
     for (int a : {kBest, kCandidate}) {
       if (!otherStopped(a)) break;
       const WarmUp warmUp = a == kBest && !knownStepMs ? WarmUp::SizeBatches : WarmUp::WarmOnly;
