@@ -70,6 +70,18 @@ struct Fixture {
     p.metric = *measure::PrimaryMetric::parse("Combined Step TFLOPS");
     return p;
   }
+  // Both fake workers wait for each other at start-up (proof that they start at once), and log
+  // their prepares.
+  void meetAtStart() const {
+    const fs::path meet = root / "meet";
+    fs::create_directories(meet);
+    for (const fs::path& tree : {candidate, best}) {
+      std::ifstream in(tree / "arm.json");
+      json cfg = json::parse(in);
+      cfg["rendezvous"] = meet.string();
+      std::ofstream(tree / "arm.json") << cfg.dump();
+    }
+  }
   std::vector<std::string> logLines() const {
     std::ifstream in(log);
     std::vector<std::string> out;
@@ -147,14 +159,7 @@ TEST_CASE("two honest workers: one pair per block, the idle worker stopped durin
 
 TEST_CASE("both workers start up at once, then prepare and measure one at a time on one CPU") {
   Fixture f("parallel", json::object(), json::object());
-  const fs::path meet = f.root / "meet";
-  fs::create_directories(meet);
-  for (const fs::path& tree : {f.candidate, f.best}) {
-    std::ifstream in(tree / "arm.json");
-    json cfg = json::parse(in);
-    cfg["rendezvous"] = meet.string();
-    std::ofstream(tree / "arm.json") << cfg.dump();
-  }
+  f.meetAtStart();
   MeasurementPlan plan = f.plan();
   const std::set<int> cpus = exec::allowedCpus();
   if (cpus.size() >= 2) plan.workerCpu = *cpus.begin();  // not the highest: the pin is kopt's doing
@@ -199,14 +204,7 @@ TEST_CASE("both workers start up at once, then prepare and measure one at a time
 
 TEST_CASE("a best build's batch size is measured in its first look and remembered for the next") {
   Fixture f("memo", json::object(), json::object());
-  const fs::path meet = f.root / "meet";  // with a rendezvous the fake worker logs its prepares
-  fs::create_directories(meet);
-  for (const fs::path& tree : {f.candidate, f.best}) {
-    std::ifstream in(tree / "arm.json");
-    json cfg = json::parse(in);
-    cfg["rendezvous"] = meet.string();
-    std::ofstream(tree / "arm.json") << cfg.dump();
-  }
+  f.meetAtStart();  // with a rendezvous the fake worker also logs its prepares
   MeasurementPlan plan = f.plan();
   plan.bestIdentity = "memo-test-" + std::to_string(::getpid()) + "\npython3 fake_worker.py";
   InterleavedRunner runner(counter);
