@@ -499,7 +499,8 @@ Result measure_shape(const Shape& s, const Options& o, const Pool& pool) {
   };
   constexpr int kOutRing = 4;  // outputs rotate too, and are NaN-poisoned before every call
   // Each call's slice is written just before the call (past the cache): no call finds a later
-  // call's inputs written, which a kernel could compute ahead in its own time (issue 12).
+  // call's inputs written, which a kernel could compute ahead in its own time
+  // (docs/integrity.md, class 8).
   const std::uint64_t slice_seed = o.seed ^ bench::fnv1a(s.label);
   auto write_slice = [&](float* p, std::size_t n, int dir, int i) {
     bench::fill_cold(p, n, slice_seed ^ (0x736c696365ull + static_cast<std::uint64_t>(dir)) ^

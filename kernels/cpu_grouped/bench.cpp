@@ -464,7 +464,7 @@ Result measure(const Shape& s, const Options& o, Pool& pool) {
     const Dist d = o.forced ? o.forced_dist : kSeededDists[below(rng, static_cast<int>(kSeededDists.size()))];
     const std::vector<int> sizes = draw_sizes(d, rng, M, G);
     // Written just before its call (past the cache): no call finds a later call's inputs written,
-    // which a kernel could compute ahead in its own time (issue 12).
+    // which a kernel could compute ahead in its own time (docs/integrity.md, class 8).
     float* A = base + static_cast<std::size_t>(call) * slice;
     bench::fill_cold(A, slice, rng.next());
     const float* B = A + a_len;
