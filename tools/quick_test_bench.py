@@ -1373,7 +1373,8 @@ class ShapeBench:
     def _check(self, direction, pending, slots, before, fp, acc):
         """Queues the checks of the pending calls (all on the current `slots`), a chunk at a time:
         the per-call reference (memory-bound ops) or Freivalds projection (GEMMs), and the inputs'
-        fingerprints against `before`. Empties `pending`."""
+        fingerprints against `before`, one row per slot as fp.rows([slot]) gave it when the slot was
+        written. Empties `pending`."""
         if not pending:
             return
         op, spec = self.op, self.spec
@@ -1411,9 +1412,10 @@ class ShapeBench:
             acc.worst = worst if acc.worst is None else [torch.minimum(a, b) for a, b in zip(acc.worst, worst)]
             lo, hi = min(p for _i, p, _r in chunk), max(p for _i, p, _r in chunk) + 1
             tensors = [wrong]
-            if before is not None:
+            written = _cat_rows(before[lo:hi])  # only the chunk's rows: no copy of the whole pass per chunk
+            if written is not None:
                 after = fp.rows(slots[lo:hi])
-                tensors.append((after != before[lo:hi]).any(dim=1))
+                tensors.append((after != written).any(dim=1))
             acc.chunks.append(([(i, p) for i, p, _r in chunk], lo, tensors))
         del pending[:]
 
@@ -1451,20 +1453,20 @@ class ShapeBench:
         for i in range(total):
             t0 = _perf_counter()
             if len(slots) == ring_n:  # more calls than slots: check this pass before its slots are written again
-                self._check(direction, pending, slots, _cat_rows(before_rows), fp, acc)
+                self._check(direction, pending, slots, before_rows, fp, acc)
                 slots, before_rows = [], []
             slot = self._refill(1)[0]
             slots.append(slot)
             before_rows.append(fp.rows([slot]))
             self._call(direction, slot, len(slots) - 1, events[i], hs, i in joined, i, acc, pending)
             if len(pending) >= per:
-                self._check(direction, pending, slots, _cat_rows(before_rows), fp, acc)
+                self._check(direction, pending, slots, before_rows, fp, acc)
             if i in joined:
                 dev.spin(self._spin_ms(direction, total - i - 1))  # the join drained the queue: get ahead again
             else:
                 queue_s += _perf_counter() - t0
         t0 = _perf_counter()
-        self._check(direction, pending, slots, _cat_rows(before_rows), fp, acc)
+        self._check(direction, pending, slots, before_rows, fp, acc)
         queue_s += _perf_counter() - t0
         dev.synchronize()
         times = [dev.elapsed(s, e) for s, e in events[:total]]
@@ -1483,7 +1485,7 @@ class ShapeBench:
                 one = self._refill(1)
                 one_before = fp.rows(one)
                 self._call(direction, one[0], 0, events[k], hs, True, k, acc, pending)
-                self._check(direction, pending, one, one_before, fp, acc)
+                self._check(direction, pending, one, [one_before], fp, acc)
                 dev.synchronize()
                 again = dev.elapsed(*events[k])
                 event_ms += again
