@@ -6,9 +6,8 @@
 # answers for each, with the interrupted baseline reported, and nothing of the dead server runs.
 source "$(dirname "$0")/lib/common.sh"
 : "${KOPT_SOURCE_DIR:?set KOPT_SOURCE_DIR to the source tree}"
-command -v git >/dev/null || { echo "git is required" >&2; exit 77; }
-command -v pgrep >/dev/null || { echo "pgrep (procps) is required" >&2; exit 77; }
-export GIT_AUTHOR_NAME=kopt-e2e GIT_AUTHOR_EMAIL=e2e@example.com GIT_COMMITTER_NAME=kopt-e2e GIT_COMMITTER_EMAIL=e2e@example.com
+require_commands git pgrep
+export_git_identity
 
 ws="$E2E_TMP/ws"
 kcall() { "$KOPT_BIN" call --workspace "$ws" "$@"; }

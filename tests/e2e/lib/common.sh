@@ -61,3 +61,14 @@ fake_kernel_repo() {
   git -C "$repo" add -A
   git -C "$repo" -c user.name=kopt-e2e -c user.email=e2e@example.com commit -q -m "$message"
 }
+
+# require_commands CMD...: skip the test (77) when one is missing, naming it.
+require_commands() {
+  local c
+  for c in "$@"; do command -v "$c" >/dev/null || { echo "$c is required" >&2; exit 77; }; done
+}
+
+# The identity of every commit a test's campaign makes (kopt commits accepted rounds).
+export_git_identity() {
+  export GIT_AUTHOR_NAME=kopt-e2e GIT_AUTHOR_EMAIL=e2e@example.com GIT_COMMITTER_NAME=kopt-e2e GIT_COMMITTER_EMAIL=e2e@example.com
+}
