@@ -19,6 +19,9 @@ Usage:
                                        run a whole campaign on the bundled CPU kernel through MCP
                                        (--script: a scripted campaign, --repo: on your own
                                        repository; tools/demo/README.md)
+  kopt init --kernel FILE.py --shape LABEL=B,M,N[,K] ...
+                                       set up a campaign on your own kernel: harness config,
+                                       manifest, one checked run (kopt init --help)
   kopt doctor [--json] [--manifest F]  report what is installed, which GPU, what would fail
   kopt bench                           measure kopt's own speed (see docs/performance.md)
   kopt --version | --help
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
   if (command == "serve") return kopt::cli::serveCommand(rest);
   if (command == "call") return kopt::cli::callCommand(rest);
   if (command == "demo") return kopt::cli::demoCommand(rest);
+  if (command == "init") return kopt::cli::initCommand(rest);
   if (command == "doctor") return kopt::cli::doctorCommand(rest);
   if (command == "bench") return kopt::cli::benchCommand(rest);
   if (command.rfind("--", 0) == 0) return kopt::cli::serveCommand(kopt::cli::Args(argv + 1, argv + argc));

@@ -365,8 +365,12 @@ def parse_args(argv):
     ap.add_argument("--max-samples", type=int, default=DEFAULTS["max_samples"])
     ap.add_argument("--target-rsd", type=float, default=DEFAULTS["target_rsd"])
     ap.add_argument("--time-cap-s", type=float, default=DEFAULTS["time_cap_s"], help="per shape, both directions")
-    ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
-                    help="cuda (CUDA or ROCm GPU, the default) or cpu (tests the harness itself)")
+    ap.add_argument("--config", help="the harness's JSON config sidecar (kopt init writes it; docs/byo-kernel.md)")
+    ap.add_argument("--device", choices=["cuda", "cpu"], default=None,
+                    help="cuda (CUDA or ROCm GPU, the default) or cpu (tests the harness itself); "
+                         "default: the config's device, else cuda")
+    ap.add_argument("--require-pass", action="store_true",
+                    help="exit 1 unless every shape's Check is PASS (a test_command; the CSV is still written)")
     ap.add_argument("--list-shapes", action="store_true")
     ap.add_argument("--serve", action="store_true",
                     help="bench worker: JSON-lines requests on stdin, replies on stdout (docs/worker-protocol.md)")
@@ -848,10 +852,14 @@ def _resolve_attr(module, dotted):
     return obj
 
 
-def load_kernel_module(spec, base_dir):
-    """Import KERNEL_MODULE: a path to a .py file (relative to the harness file) or a module name."""
+def load_kernel_module(spec, base_dir, repo_root=""):
+    """Import KERNEL_MODULE: a path to a .py file (relative to the harness file, or to the config file
+    with --config) or a module name. With REPO_ROOT the tree's own root goes first on sys.path, so
+    the tree's packages win over installed ones (see check_imports_inside)."""
     if not spec:
         raise HarnessError("KERNEL_MODULE is empty: set it to the kernel's module name or .py path", 2)
+    if repo_root and repo_root not in sys.path:
+        sys.path.insert(0, repo_root)
     if spec.endswith(".py") or os.sep in spec:
         path = spec if os.path.isabs(spec) else os.path.join(base_dir, spec)
         if not os.path.isfile(path):
@@ -866,6 +874,39 @@ def load_kernel_module(spec, base_dir):
         mod_spec.loader.exec_module(module)
         return module
     return importlib.import_module(spec)
+
+
+def _inside(path, root):
+    try:
+        return os.path.commonpath([os.path.realpath(path), root]) == root
+    except ValueError:  # different drives
+        return False
+
+
+def check_imports_inside(repo_root):
+    """Every imported top-level module that this tree also holds (a package `X/` or a file `X.py` at
+    its root) must have come from this tree. kopt measures two trees of one repository side by side
+    (the candidate and the best build's worktree); an editable install (`pip install -e .`), a .pth
+    file or PYTHONPATH pointing at one checkout would make the other tree import that checkout's
+    code, so both arms would time the same kernel. Exit 2, naming the module and where it came from."""
+    if not repo_root:
+        return
+    root = os.path.realpath(repo_root)
+    for name, module in list(sys.modules.items()):
+        if "." in name or module is None or name == "__main__":
+            continue
+        here = os.path.join(root, name)
+        if not (os.path.isfile(os.path.join(here, "__init__.py")) or os.path.isfile(here + ".py")):
+            continue
+        origins = [getattr(module, "__file__", None)] + list(getattr(module, "__path__", []) or [])
+        origins = [o for o in origins if o]
+        if origins and not any(_inside(o, root) for o in origins):
+            raise HarnessError(
+                "module %r was imported from %s, not from this tree (%s): an editable install (pip install -e), "
+                "a .pth file or PYTHONPATH points at another checkout, so this run would measure that "
+                "checkout's code. Remove it (pip uninstall the package, or unset PYTHONPATH); the harness puts "
+                "the tree's root first on sys.path itself (docs/byo-kernel.md, \"Python imports\")"
+                % (name, origins[0], root), 2)
 
 
 class Op:
@@ -1673,6 +1714,60 @@ def config_from_globals(overrides=None):
     return cfg
 
 
+# --config FILE: the harness's frozen sidecar. Keys (JSON) -> config names; relative paths are
+# relative to the file's folder. `kopt init` writes it (docs/byo-kernel.md).
+CONFIG_FILE_VERSION = 1
+CONFIG_FILE_KEYS = {
+    "backend": "BACKEND", "backend_env": "BACKEND_ENV", "kind": "KIND", "kernel_module": "KERNEL_MODULE",
+    "forward": "FORWARD", "backward": "BACKWARD", "input_dtype": "INPUT_DTYPE", "check": "CHECK",
+    "device": "DEVICE", "repo_root": "REPO_ROOT", "shapes": "SHAPES",
+}
+CONFIG_FILE_REQUIRED = ("backend", "kind", "kernel_module", "shapes")
+
+
+def load_config_file(path):
+    """-> (config overrides, folder of the file). Every problem names the key and the fix (exit 2)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise HarnessError("--config %s: cannot read it (%s)" % (path, e.strerror), 2)
+    except ValueError as e:
+        raise HarnessError("--config %s is not JSON: %s" % (path, e), 2)
+    where = "--config %s" % path
+    if not isinstance(data, dict):
+        raise HarnessError("%s: must be a JSON object of settings (kopt init writes one)" % where, 2)
+    if data.get("kopt_harness_config") != CONFIG_FILE_VERSION:
+        raise HarnessError("%s: \"kopt_harness_config\" must be %d (the version this harness reads), got %r"
+                           % (where, CONFIG_FILE_VERSION, data.get("kopt_harness_config")), 2)
+    unknown = sorted(k for k in data if k not in CONFIG_FILE_KEYS and k != "kopt_harness_config")
+    if unknown:
+        raise HarnessError("%s: unknown key %s; the keys are %s" % (where, ", ".join(map(repr, unknown)),
+                                                                 ", ".join(sorted(CONFIG_FILE_KEYS))), 2)
+    missing = [k for k in CONFIG_FILE_REQUIRED if k not in data]
+    if missing:
+        raise HarnessError("%s: missing %s" % (where, ", ".join(missing)), 2)
+    folder = os.path.dirname(os.path.abspath(path))
+    cfg = {}
+    for key, name in CONFIG_FILE_KEYS.items():
+        if key not in data:
+            continue
+        value = data[key]
+        if key == "shapes":
+            if not isinstance(value, list) or not value:
+                raise HarnessError("%s: \"shapes\" must be a non-empty list of {\"label\", \"B\", \"M\", \"N\"[, \"K\"]}"
+                                   % where, 2)
+        elif not isinstance(value, str):
+            raise HarnessError("%s: \"%s\" must be a string, got %r" % (where, key, value), 2)
+        cfg[name] = value
+    if "REPO_ROOT" in cfg:
+        cfg["REPO_ROOT"] = os.path.realpath(os.path.join(folder, cfg["REPO_ROOT"]))
+        if not os.path.isdir(cfg["REPO_ROOT"]):
+            raise HarnessError("%s: \"repo_root\" %r is not a folder (it is relative to the config file)"
+                               % (where, data["repo_root"]), 2)
+    return cfg, folder
+
+
 def validate_config(cfg):
     if cfg["KIND"] not in ("gemm", "memory"):
         raise HarnessError("KIND must be \"gemm\" or \"memory\", got %r" % cfg["KIND"], 2)
@@ -1681,6 +1776,8 @@ def validate_config(cfg):
     if BACKEND_PLACEHOLDER in str(cfg["BACKEND"]):
         raise HarnessError("BACKEND still holds the placeholder %s: kopt fills it at PREPARE_ENVIRONMENT "
                            "(or set it, e.g. BACKEND = \"TRITON\")" % BACKEND_PLACEHOLDER, 2)
+    if cfg.get("DEVICE", "cuda") not in ("cuda", "cpu"):
+        raise HarnessError("DEVICE must be \"cuda\" or \"cpu\", got %r" % cfg["DEVICE"], 2)
     if not cfg["SHAPES"]:
         raise HarnessError("SHAPES is empty: kopt fills it at BASELINE with the target shapes", 2)
     return normalize_shapes(cfg["SHAPES"], cfg["KIND"])
@@ -1691,7 +1788,8 @@ def load_op(cfg, base_dir, device, dtype, shapes):
     text). A module that does not import or lacks a function is the kernel's fault: FAIL rows."""
     module, error = None, ""
     try:
-        module = load_kernel_module(cfg["KERNEL_MODULE"], base_dir)
+        module = load_kernel_module(cfg["KERNEL_MODULE"], base_dir, cfg.get("REPO_ROOT", ""))
+        check_imports_inside(cfg.get("REPO_ROOT", ""))
         if callable(cfg.get("KERNEL_HOOK")):
             cfg["KERNEL_HOOK"](module, shapes)
     except HarnessError:
@@ -1986,10 +2084,14 @@ def serve(cfg, opts, base_dir, shapes):
 def run(cfg, argv, base_dir):
     opts = parse_args(argv)
     opts.warmup_min, opts.warmup_max = DEFAULTS["warmup_min"], DEFAULTS["warmup_max"]
+    if opts.config:
+        overrides, base_dir = load_config_file(opts.config)
+        cfg = {**cfg, **overrides}
     shapes = validate_config(cfg)
-    if opts.serve and (opts.summary_csv or opts.samples or opts.list_shapes):
+    opts.device = opts.device or cfg.get("DEVICE") or "cuda"
+    if opts.serve and (opts.summary_csv or opts.samples or opts.list_shapes or opts.require_pass):
         raise HarnessError("--serve answers on stdout (docs/worker-protocol.md); it takes no --summary-csv, "
-                           "--samples or --list-shapes", 2)
+                           "--samples, --list-shapes or --require-pass", 2)
     if opts.list_shapes:
         for s in shapes:
             print(s["label"], *[s[d] for d in ("B", "M", "N", "K") if d in s])
@@ -2020,6 +2122,7 @@ def run(cfg, argv, base_dir):
             rows.append(failed_row(shape, kind))
         assert_timers_intact("while measuring shape %s" % shape["label"])
 
+    check_imports_inside(cfg.get("REPO_ROOT", ""))  # modules the kernel imported lazily, too
     text = csv_text(kind, rows)
     if opts.summary_csv:
         write_atomically(opts.summary_csv, text)
@@ -2027,6 +2130,10 @@ def run(cfg, argv, base_dir):
         sys.stdout.write(text)
     if opts.samples:
         write_atomically(opts.samples, samples_text(device.name, opts.seed, series))
+    failed = [r["label"] for r in rows if r.get("Check") != "PASS"]
+    if opts.require_pass and failed:
+        print("%s: --require-pass: not PASS: %s" % (HARNESS_NAME, ", ".join(failed)), file=sys.stderr)
+        return 1
     return 0
 
 
@@ -2117,6 +2224,50 @@ def self_test():
     check(raises(lambda: validate_config({**base, "BACKEND": "TRITON", "SHAPES": []}), 2, "SHAPES is empty"), "empty SHAPES")
     check(raises(lambda: validate_config({**base, "BACKEND": "TRITON", "CHECK": "int4"}), 2, "CHECK"), "bad CHECK")
     check(len(validate_config({**base, "BACKEND": "TRITON"})) == 1, "valid config")
+    check(raises(lambda: validate_config({**base, "BACKEND": "TRITON", "DEVICE": "tpu"}), 2, "DEVICE"), "bad DEVICE")
+    # the config sidecar (--config)
+    with tempfile.TemporaryDirectory() as tmp:
+        def sidecar(data, name="bench.json"):
+            path = os.path.join(tmp, name)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(data if isinstance(data, str) else json.dumps(data))
+            return path
+        good = {"kopt_harness_config": 1, "backend": "TRITON", "kind": "memory", "kernel_module": "../k.py",
+                "repo_root": "..", "device": "cpu", "shapes": [{"label": "s", "B": 1, "M": 8, "N": 4}]}
+        os.makedirs(os.path.join(tmp, "kopt"))
+        cfg, folder = load_config_file(sidecar(good, "kopt/bench.json"))
+        check(folder == os.path.join(tmp, "kopt") and cfg["KERNEL_MODULE"] == "../k.py", "sidecar: paths relative to it")
+        check(cfg["REPO_ROOT"] == os.path.realpath(tmp) and cfg["DEVICE"] == "cpu" and cfg["KIND"] == "memory",
+              "sidecar: keys mapped, repo_root resolved")
+        check(len(validate_config({**base, **cfg})) == 1, "sidecar: a valid config")
+        check(raises(lambda: load_config_file(sidecar("{")), 2, "is not JSON"), "sidecar: bad JSON")
+        check(raises(lambda: load_config_file(sidecar([1])), 2, "JSON object"), "sidecar: not an object")
+        check(raises(lambda: load_config_file(sidecar({**good, "kopt_harness_config": 2})), 2, "kopt_harness_config"),
+              "sidecar: version")
+        check(raises(lambda: load_config_file(sidecar({**good, "kernel": "x"})), 2, "unknown key 'kernel'"),
+              "sidecar: unknown key named")
+        check(raises(lambda: load_config_file(sidecar({k: v for k, v in good.items() if k != "shapes"})), 2,
+                     "missing shapes"), "sidecar: missing key named")
+        check(raises(lambda: load_config_file(sidecar({**good, "forward": 3})), 2, "\"forward\" must be a string"),
+              "sidecar: wrong type named")
+        check(raises(lambda: load_config_file(sidecar({**good, "repo_root": "nowhere"})), 2, "repo_root"),
+              "sidecar: missing repo_root folder")
+        check(raises(lambda: load_config_file(os.path.join(tmp, "absent.json")), 2, "cannot read"), "sidecar: missing file")
+        # import isolation: a module this tree holds but that came from elsewhere is refused
+        other = os.path.join(tmp, "elsewhere")
+        os.makedirs(os.path.join(tmp, "tree", "kpkg"))
+        os.makedirs(os.path.join(other, "kpkg"))
+        for d in (os.path.join(tmp, "tree", "kpkg"), os.path.join(other, "kpkg")):
+            open(os.path.join(d, "__init__.py"), "w").close()
+        sys.path.insert(0, other)
+        try:
+            importlib.import_module("kpkg")
+            check(raises(lambda: check_imports_inside(os.path.join(tmp, "tree")), 2, "pip install -e"),
+                  "a tree's package imported from another checkout is refused")
+            check_imports_inside(other)  # the same module, checked against the tree it came from: fine
+        finally:
+            sys.path.remove(other)
+            sys.modules.pop("kpkg", None)
     with open(os.path.abspath(__file__), encoding="utf-8") as f:
         src = f.read()
     # kopt edits these two lines in place (filled or not, each must exist exactly once at column 0)

@@ -364,8 +364,15 @@ Outcome<PrepareEnvironmentResult> CampaignEngine::prepareEnvironment(const std::
     if (result.branch) repo.createAndCheckoutBranch(*result.branch);
     repo.addExclude(".kopt/");
     s.paths.createLayout();
+    // The template is copied only for a quick command that names a harness the repository does not
+    // hold (a template for the user to configure); one kopt init wrote and committed is used as is.
     const std::string& quick = s.manifest.quickCommand.text;
-    if (quick.find("quick_test_bench.py") != std::string::npos && !options_.harnessTemplateDir.empty()) {
+    const auto& words = s.manifest.quickCommand.parsed.argv;
+    const bool committedHarness = std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+      std::error_code ec;
+      return w.find("quick_test_bench.py") != std::string::npos && fs::is_regular_file(s.repo / w, ec);
+    });
+    if (quick.find("quick_test_bench.py") != std::string::npos && !committedHarness && !options_.harnessTemplateDir.empty()) {
       const fs::path tpl = options_.harnessTemplateDir / "quick_test_bench.py";
       std::error_code ec;
       if (fs::is_regular_file(tpl, ec)) {

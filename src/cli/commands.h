@@ -14,6 +14,7 @@ int callCommand(const Args& args);    // kopt call <tool> '<json-args>'
 int demoCommand(const Args& args);    // kopt demo: a whole CPU campaign through MCP
 // Where kopt demo finds its script and kernel (demo_command.cpp says in which order it looks).
 std::filesystem::path demoSourceDir();
+int initCommand(const Args& args);    // kopt init: a campaign on the user's own kernel
 int doctorCommand(const Args& args);  // kopt doctor: what is installed, what would fail
 int benchCommand(const Args& args);   // kopt bench: kopt's own speed (docs/performance.md)
 

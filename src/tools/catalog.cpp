@@ -50,10 +50,6 @@ namespace kopt::tools {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// The quick-harness template (tools/quick_test_bench.py): $KOPT_TOOLS_DIR, else next to the
-// executable in an install (share/kopt/tools) or a build tree inside the sources.
 fs::path findHarnessTemplateDir() {
   if (const char* env = std::getenv("KOPT_TOOLS_DIR"); env && *env) return env;
   std::error_code ec;
@@ -63,8 +59,13 @@ fs::path findHarnessTemplateDir() {
                                     exe.parent_path() / ".." / ".." / "tools"}) {
     if (fs::is_regular_file(candidate / "quick_test_bench.py", ec)) return fs::weakly_canonical(candidate, ec);
   }
+#ifdef KOPT_SOURCE_DIR  // a kopt copied onto PATH still finds the sources it was built from
+  if (fs::is_regular_file(fs::path(KOPT_SOURCE_DIR) / "tools" / "quick_test_bench.py", ec)) return fs::path(KOPT_SOURCE_DIR) / "tools";
+#endif
   return {};
 }
+
+namespace {
 
 // Crash tests: KOPT_FAULT_POINT=<point> (a trailing '*' matches a prefix) makes the server
 // SIGKILL itself when the engine reaches that point, exactly like kill -9 there. With
