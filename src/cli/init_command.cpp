@@ -52,6 +52,7 @@ Options:
   --op NAME --metric M      target_op (default: FILE's stem + dtype), primary_metric
   --kernel-source PATH      a file a round may change (repeatable; default: FILE.py)
   --build-command CMD       rebuilds the kernel (compiled kernels)
+  --batch-ms MS             one measured batch (default 40 memory-bound on a GPU, else 20)
   --validate-shape LABEL    the shape the validation runs (default: the first)
   --python P                the Python that runs the harness (default: python3)
   --dir D                   where the files go (default: kopt)

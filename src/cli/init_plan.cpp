@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -140,6 +142,15 @@ std::variant<InitRequest, std::string> parseInitArgs(const Args& args) {
       auto shape = parseShapeFlag(*v);
       if (auto* err = std::get_if<std::string>(&shape)) return "--shape " + *err;
       q.shapes.push_back(std::get<InitShape>(shape));
+      continue;
+    }
+    if (a == "--batch-ms") {
+      auto v = value();
+      char* end = nullptr;
+      q.batchMs = v ? std::strtod(v->c_str(), &end) : 0;
+      if (!v || end == v->c_str() || *end != '\0' || !(q.batchMs >= 1 && q.batchMs <= 1000)) {
+        return "--batch-ms needs a number of milliseconds from 1 to 1000 (the time of one measured batch)";
+      }
       continue;
     }
     if (a == "--force") q.force = true;
@@ -330,6 +341,14 @@ std::string manifestYaml(const InitRequest& q, const std::string& created) {
   y += "created: " + yamlString(created) + "\n";
   y += "schema: " + q.kind + "\n";
   y += std::string("bench:\n  protocol: ") + (python ? "worker" : "csv") + "\n";
+  if (python) {
+    // Longer batches average more calls per block: on the H200 a 5 ms batch left a softmax shape at
+    // 1.7 % sd per block, above what a 2 % minimum detectable change needs (docs/byo-kernel.md).
+    const double batch = q.batchMs > 0 ? q.batchMs : (memoryKind(q) && q.device != "cpu" ? 40 : 20);
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", batch);
+    y += std::string("  batch_ms: ") + text + "  # one measured batch; longer is quieter and slower\n";
+  }
   if (q.device == "cpu") {
     // A CPU shared with the rest of the machine cannot time a 2 % change; manifests/cpu_gemm.yaml
     // makes the same choice. On a GPU the default (2 %) stands.

@@ -51,6 +51,7 @@ struct InitRequest {
   std::string op;                          // target_op; "" = the kernel file's stem
   std::string metric;                      // primary_metric; "" = from kind and backward
   std::vector<InitShape> shapes;
+  double batchMs = 0;                      // bench.batch_ms of the worker protocol; 0 = by kind and device
   std::string validateShape;               // the shape the validation runs; "" = the first
   std::string python = "python3";
   std::string dir = "kopt";                // where the files go, relative to the repository

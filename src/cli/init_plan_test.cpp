@@ -143,6 +143,7 @@ TEST_CASE("the manifest draft parses as a manifest and runs kopt's harness throu
   CHECK(manifest.buildCommand.text == "bash build.sh ${TARGET_GPU}");
   CHECK((manifest.bench.protocol == campaign::BenchProtocol::Worker));
   CHECK(manifest.gate.targetMdePct == doctest::Approx(2.0));  // a GPU keeps the default
+  CHECK(manifest.bench.batchMs == doctest::Approx(40.0));     // memory-bound on a GPU: long batches
 
   InitRequest cpu = parsed({"--kernel", "k.py", "--device", "cpu", "--shape", "r=1,64,64"});
   const char* torchOp = "def make_inputs(s, d, dev, g):\n    pass\ndef forward(x):\n    pass\ndef reference_forward(x):\n    pass\n";
@@ -150,6 +151,9 @@ TEST_CASE("the manifest draft parses as a manifest and runs kopt's harness throu
   auto cm = campaign::parseManifest(manifestYaml(cpu, "2026-12-03 10:00"));
   REQUIRE(std::holds_alternative<campaign::Manifest>(cm));
   CHECK(std::get<campaign::Manifest>(cm).gate.targetMdePct == doctest::Approx(40.0));
+  CHECK(std::get<campaign::Manifest>(cm).bench.batchMs == doctest::Approx(20.0));
+  CHECK(parseError({"--batch-ms", "0.5"}).find("--batch-ms") == 0);
+  CHECK(parsed({"--batch-ms", "12.5"}).batchMs == doctest::Approx(12.5));
 
   InitRequest own = parsed({"--bench-command", "build/my_bench --fast", "--test-command", "build/my_bench --check-only",
                             "--kernel-source", "src/k.hip", "--kind", "gemm", "--backend", "HIP", "--gpu", "gfx942",

@@ -10,7 +10,8 @@ prefix="$E2E_TMP/prefix"
 cmake --install "$KOPT_BINARY_DIR" --prefix "$prefix" >"$E2E_TMP/install.log" ||
   { echo "FAIL: cmake --install"; cat "$E2E_TMP/install.log"; exit 1; }
 for f in bin/kopt share/kopt/skills/SKILL.md share/kopt/tools/quick_test_bench.py \
-         share/kopt/tools/demo/cpu_campaign.json share/kopt/kernels/cpu/build.sh share/kopt/manifests/cpu_gemm.yaml; do
+         share/kopt/tools/demo/cpu_campaign.json share/kopt/kernels/cpu/build.sh share/kopt/manifests/cpu_gemm.yaml \
+         share/kopt/include/hip_shim/hip/hip_runtime.h share/kopt/include/hip_portability.h; do
   [[ -e "$prefix/$f" ]] || { echo "FAIL: $f is not installed"; exit 1; }
 done
 
@@ -31,6 +32,16 @@ grep -q "kopt demo's script and kernel.*$prefix/share/kopt" "$E2E_TMP/doctor.txt
 grep -q '"name":"kernel-optimize"' "$E2E_TMP/serve.out" ||
   { echo "FAIL: prompts/list of the installed kopt has no kernel-optimize"; cut -c1-400 "$E2E_TMP/serve.out"; exit 1; }
 grep -q '"name":"define_target"' "$E2E_TMP/serve.out" || { echo "FAIL: tools/list has no define_target"; exit 1; }
+# kopt init from the install writes the installed harness into a user's repository.
+if command -v git >/dev/null; then
+  mkdir -p "$E2E_TMP/user" && printf 'def forward(a, b):\n    return a @ b\n' >"$E2E_TMP/user/mm.py"
+  git -C "$E2E_TMP/user" init -q && git -C "$E2E_TMP/user" add -A &&
+    git -C "$E2E_TMP/user" -c user.name=e2e -c user.email=e2e@example.com commit -qm k
+  (cd "$E2E_TMP/user" && "$prefix/bin/kopt" init --kernel mm.py --device cpu --shape g=1,8,8,8 --no-validate --no-commit) \
+    >"$E2E_TMP/init.out" 2>&1 || { echo "FAIL: the installed kopt init:"; cat "$E2E_TMP/init.out"; exit 1; }
+  cmp -s "$E2E_TMP/user/kopt/quick_test_bench.py" "$prefix/share/kopt/tools/quick_test_bench.py" ||
+    { echo "FAIL: kopt init did not write the installed harness"; exit 1; }
+fi
 
 # The .deb: cpack from the same build tree (dpkg-shlibdeps comes with dpkg-dev).
 if command -v dpkg-shlibdeps >/dev/null && command -v cpack >/dev/null; then

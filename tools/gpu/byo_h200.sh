@@ -4,7 +4,7 @@
 # `kopt init` and a scripted campaign over MCP (tools/gpu/campaigns/byo_*.json): baseline, a genuine
 # change, a worse one, final_acceptance, report. Also `kopt doctor` and device_info.
 # Usage, from the repository root on the GPU machine with build-gpu-bundle carried:
-#   bash tools/gpu/byo_h200.sh SECONDS_PER_CAMPAIGN
+#   bash tools/gpu/byo_h200.sh SECONDS_PER_CAMPAIGN [triton-softmax] [hip-scale-shift]   (default: both)
 # Writes under $OUT: doctor.txt, device_info.json, byo.log (init output and transcripts),
 # byo-records.tar.gz (each campaign's .kopt records and kopt/ files).
 set -u
@@ -14,6 +14,8 @@ B=$ROOT/build-gpu-bundle
 OUT=${OUT:-$ROOT/out-byo}
 W=/tmp/kopt-byo
 budget=${1:-240}
+shift
+only=" ${*:-triton-softmax hip-scale-shift} "
 mkdir -p "$OUT" "$W"
 export LD_LIBRARY_PATH=$B/lib NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=$W/triton-cache
@@ -34,9 +36,10 @@ plain_repo() {
 
 # campaign NAME SOURCE SCRIPT INIT-ARGS...
 campaign() {
-  local name=$1 repo=$W/$1 script=$ROOT/$3 start
+  local name=$1 repo=$W/$1 src=$ROOT/$2 script=$ROOT/$3 start
   shift 3
-  plain_repo "$repo" "$ROOT/$2"
+  [[ $only == *" $name "* ]] || return 0
+  plain_repo "$repo" "$src"
   echo "=== $name: kopt init $* ===" | tee -a "$log"
   start=$(date +%s)
   (cd "$repo" && kopt init "$@") >>"$log" 2>&1
