@@ -103,5 +103,21 @@ TEST_CASE("an untracked extension module or package in place of a tracked source
   CHECK(engine.rebuildKernel({dir}, {}).ok());
 }
 
+TEST_CASE("an ignored module where Python looks first is refused: it would shadow an installed one unseen") {
+  FakeWorkspace ws;
+  addBenchModule(ws);
+  CampaignEngine engine(ws.options());
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
+  REQUIRE(engine.beginRound(testing::speedKnobHypothesis(dir)).ok());
+  // json.py beside bench.py is what `import json` finds first; excluded locally, git status is clean.
+  writeText(ws.repo / "json.py", "raise SystemExit('not the standard library')\n");
+  writeText(ws.repo / ".git" / "info" / "exclude", readText(ws.repo / ".git" / "info" / "exclude") + "json.py\n");
+  auto built = engine.rebuildKernel({dir}, {});
+  REQUIRE_FALSE(built.ok());
+  CHECK(built.errorText().find("json.py before any installed module of that name") != std::string::npos);
+  fs::remove(ws.repo / "json.py");
+  CHECK(engine.rebuildKernel({dir}, {}).ok());
+}
+
 }  // namespace
 }  // namespace kopt::campaign

@@ -160,18 +160,36 @@ std::vector<std::string> trackedFiles(const fs::path& repo) {
 
 }  // namespace
 
+// Untracked files git ignores (an ignored folder once, as "dir/"), tree-relative.
+std::vector<std::string> ignoredFiles(const fs::path& repo) {
+  auto listed = lineage::runGit(repo, {"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"});
+  if (!listed.ok()) throw std::runtime_error("git ls-files --ignored: " + util::trim(listed.err));
+  std::vector<std::string> out;
+  for (const auto& entry : util::split(listed.out, '\0')) {
+    if (!entry.empty()) out.push_back(entry);
+  }
+  return out;
+}
+
 std::string clearPythonShadows(const Session& session, int* cachesRemoved) {
-  const PythonShadows found = findPythonShadows(session.repo, trackedFiles(session.repo));
+  const PythonShadows found = findPythonShadows(session.repo, trackedFiles(session.repo), ignoredFiles(session.repo));
   int removed = 0;
   for (const auto& cache : found.caches) {
     std::error_code ec;
     if (fs::remove(session.repo / cache, ec)) ++removed;
   }
   if (cachesRemoved) *cachesRemoved = removed;
-  if (found.shadowing.empty()) return {};
-  return "Python would import " + util::join(found.shadowing, ", ") +
-         " in place of the tracked source beside it (an untracked package directory or extension module); kopt "
-         "measures and commits the tracked sources only";
+  std::vector<std::string> why;
+  if (!found.shadowing.empty()) {
+    why.push_back("Python would import " + util::join(found.shadowing, ", ") +
+                  " in place of the tracked source beside it (an untracked package directory or extension module)");
+  }
+  if (!found.hiddenModules.empty()) {
+    why.push_back("Python would import " + util::join(found.hiddenModules, ", ") +
+                  " before any installed module of that name, and git ignores them, so no diff shows them");
+  }
+  if (why.empty()) return {};
+  return util::join(why, "; ") + "; kopt measures and commits the tracked sources only";
 }
 
 std::optional<ToolFailure> pythonShadowFailure(const Session& session, const std::string& tool, int* cachesRemoved) {

@@ -40,9 +40,21 @@ bool isPackageDir(const fs::path& dir) {
 // directory `X/`: the part before the first dot.
 std::string moduleOf(const std::string& file) { return file.substr(0, file.find('.')); }
 
+// Whether an ignored entry (file, or folder ending in '/') is something Python imports as a module
+// from the folder it sits in: X.py, a sourceless X.pyc, an extension module, or a package folder.
+bool importable(const fs::path& tree, const std::string& entry) {
+  if (!entry.empty() && entry.back() == '/') {
+    const std::string name = fs::path(entry.substr(0, entry.size() - 1)).filename().string();
+    return name != "__pycache__" && isPackageDir(tree / entry);
+  }
+  const std::string name = fs::path(entry).filename().string();
+  return endsWith(name, ".py") || endsWith(name, ".pyc") || endsWith(name, ".pyd") || endsWith(name, ".so");
+}
+
 }  // namespace
 
-PythonShadows findPythonShadows(const fs::path& tree, const std::vector<std::string>& tracked) {
+PythonShadows findPythonShadows(const fs::path& tree, const std::vector<std::string>& tracked,
+                                const std::vector<std::string>& ignored) {
   const std::set<std::string> trackedSet(tracked.begin(), tracked.end());
   // Tracked modules per directory, so each directory is read once however many sources it holds.
   std::map<fs::path, std::set<std::string>> modules;
@@ -72,8 +84,19 @@ PythonShadows findPythonShadows(const fs::path& tree, const std::vector<std::str
       }
     }
   }
-  return {std::vector<std::string>(caches.begin(), caches.end()),
-          std::vector<std::string>(shadowing.begin(), shadowing.end())};
+  // The folders Python searches first: the root, and every folder of tracked .py files that is not
+  // itself a package (inside a package a file is imported as pkg.X, never as a top-level name).
+  std::set<fs::path> roots{fs::path()};
+  for (const auto& [dirRel, stems] : modules) {
+    if (!trackedSet.count((dirRel / "__init__.py").generic_string())) roots.insert(dirRel);
+  }
+  std::set<std::string> hidden;
+  for (const std::string& entry : ignored) {
+    const std::string trimmed = !entry.empty() && entry.back() == '/' ? entry.substr(0, entry.size() - 1) : entry;
+    if (roots.count(fs::path(trimmed).parent_path()) && importable(tree, entry)) hidden.insert(entry);
+  }
+  return {std::vector<std::string>(caches.begin(), caches.end()), std::vector<std::string>(shadowing.begin(), shadowing.end()),
+          std::vector<std::string>(hidden.begin(), hidden.end())};
 }
 
 }  // namespace kopt::campaign

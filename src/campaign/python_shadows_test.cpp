@@ -56,5 +56,27 @@ TEST_CASE("a package the repository tracks is its layout, not a shadow; a clean 
   CHECK(findPythonShadows(t.root, tracked).caches == std::vector<std::string>{"lib/pkg/__pycache__/__init__.cpython-311.pyc"});
 }
 
+TEST_CASE("an ignored module where Python looks first is found; elsewhere, or not a module, it is not") {
+  Tree t;
+  const std::vector<std::string> tracked{"kernels/softmax.py", "kopt/quick_test_bench.py", "lib/pkg/__init__.py",
+                                         "lib/pkg/core.py", ".gitignore"};
+  for (const auto& f : tracked) t.write(f);
+  t.write("triton.py");                       // the root: kopt's harness puts it first on sys.path
+  t.write("kernels/torch/__init__.py");       // a package beside a tracked kernel file
+  t.write("kopt/numpy.cpython-312-x86_64-linux-gnu.so");
+  t.write("kernels/helper.pyc");              // sourceless bytecode imports too
+  t.write("lib/pkg/_version.py");             // inside a package: imported as pkg._version only
+  t.write("build/libk.so");                   // an ignored build folder: not a package
+  t.write("kernels/notes.txt");
+  t.write("kernels/__pycache__/softmax.cpython-312.pyc");
+  const std::vector<std::string> ignored{"triton.py", "kernels/torch/", "kopt/numpy.cpython-312-x86_64-linux-gnu.so",
+                                         "kernels/helper.pyc", "lib/pkg/_version.py", "build/", "kernels/notes.txt",
+                                         "kernels/__pycache__/"};
+  const PythonShadows s = findPythonShadows(t.root, tracked, ignored);
+  CHECK(s.hiddenModules == std::vector<std::string>{"kernels/helper.pyc", "kernels/torch/",
+                                                    "kopt/numpy.cpython-312-x86_64-linux-gnu.so", "triton.py"});
+  CHECK(findPythonShadows(t.root, tracked).hiddenModules.empty());  // not ignored: the diff shows them
+}
+
 }  // namespace
 }  // namespace kopt::campaign
