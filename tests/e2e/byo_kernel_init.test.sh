@@ -8,8 +8,15 @@
 # Needs git and a python3 with torch (Debian: python3-torch); skipped (77) without them.
 source "$(dirname "$0")/lib/common.sh"
 : "${KOPT_SOURCE_DIR:?set KOPT_SOURCE_DIR to the source tree}"
-require_commands git python3
-python3 -c 'import torch' 2>/dev/null || { echo "skip: no python3 with torch"; exit 77; }
+require_commands git
+# The manifest kopt init writes runs `python3`: put one that has torch first on PATH.
+py=""
+for cand in python3 /usr/bin/python3; do
+  if command -v "$cand" >/dev/null && "$cand" -c 'import torch' 2>/dev/null; then py=$(command -v "$cand"); break; fi
+done
+[[ -n "$py" ]] || { echo "skip: no python3 with torch"; exit 77; }
+mkdir -p "$E2E_TMP/bin" && ln -s "$py" "$E2E_TMP/bin/python3"
+export PATH="$E2E_TMP/bin:$PATH"
 export_git_identity
 export PYTHONDONTWRITEBYTECODE=1
 fail() { echo "FAIL: $*"; exit 1; }
