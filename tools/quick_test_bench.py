@@ -1217,6 +1217,19 @@ def _max_abs_err_t(refs, outs):
 SPIN_FLOOR_MS = 0.2  # the least spin in front of a batch
 SPIN_CAP_MS = 1000.0  # a batch longer than this to queue loses its head start for the rest
 SPIN_MARGIN = 1.25  # spin this much longer than the host is expected to take to queue the calls
+
+
+def host_ms_per_call(call_s, check_s, calls):
+    """The host's time to queue one call, which sizes the next batch's spin: the median call plus
+    the median chunk check spread over the batch's calls. Medians, not sums: when the device's
+    launch queue fills behind the spin, the host waits out the rest of the spin inside one call (or
+    one check), and a total that counted that wait would size the next spin longer still, 1.25x per
+    batch up to the cap. On the H200 that loop stretched a Triton softmax's 40 ms batches of 78-99
+    calls to 8-13 s (docs/gpu-validation.md, seventh session)."""
+    if not call_s:
+        return 0.5
+    spread = median(check_s) * len(check_s) / max(1, calls) if check_s else 0.0
+    return (median(call_s) + spread) * 1e3
 # A joined call this far above the queued median (plus the join's own measured cost, Device.join_ms,
 # plus a slack) escaped. The slack is the host's wake-up after a long synchronize, which the
 # calibration does not capture reliably: on the H200 honest 6-40 us kernels read 94-171 us joined
@@ -1488,27 +1501,33 @@ class ShapeBench:
         probe = dev.idle_probe_us()
         dev.reset_persisting_l2()
         hs = dev.stream()
-        queue_s = 0.0
+        call_s, check_s = [], []  # host seconds per queued call (checks apart), per chunk check
+
+        def check():
+            c0 = _perf_counter()
+            self._check(direction, pending, slots, before_rows, fp, acc)
+            check_s.append(_perf_counter() - c0)
+            return check_s[-1]
+
         h0 = _perf_counter()
         dev.spin(self._spin_ms(direction, total))
         for i in range(total):
             t0 = _perf_counter()
+            checking = 0.0
             if len(slots) == ring_n:  # more calls than slots: check this pass before its slots are written again
-                self._check(direction, pending, slots, before_rows, fp, acc)
+                checking += check()
                 slots, before_rows = [], []
             slot = self._refill(1)[0]
             slots.append(slot)
             before_rows.append(fp.rows([slot]))
             self._call(direction, slot, len(slots) - 1, events[i], hs, i in joined, i, acc, pending)
             if len(pending) >= per:
-                self._check(direction, pending, slots, before_rows, fp, acc)
+                checking += check()
             if i in joined:
                 dev.spin(self._spin_ms(direction, total - i - 1))  # the join drained the queue: get ahead again
             else:
-                queue_s += _perf_counter() - t0
-        t0 = _perf_counter()
-        self._check(direction, pending, slots, before_rows, fp, acc)
-        queue_s += _perf_counter() - t0
+                call_s.append(_perf_counter() - t0 - checking)
+        check()
         dev.synchronize()
         times = [dev.elapsed(s, e) for s, e in events[:total]]
         queued = [t for i, t in enumerate(times) if i not in joined]
@@ -1588,7 +1607,7 @@ class ShapeBench:
         w[:] = [_worse(a, b) for a, b in zip(w, worst)] if w else list(worst)
         if batch_err is not None and not math.isnan(self.max_err):
             self.max_err = float("nan") if math.isnan(batch_err) else max(self.max_err, batch_err)
-        self.host_ms[direction] = queue_s * 1e3 / max(1, total - n_joined)
+        self.host_ms[direction] = host_ms_per_call(call_s, check_s, total)
         if queued:
             # a kernel that gets faster later only shortens its own head start: its calls read slower
             self.device_floor_ms[direction] = 0.9 * min(queued)
@@ -2196,6 +2215,12 @@ def self_test():
     clock[0] = 1.5
     check(s.stop([1.0, 2.0, 3.0]) == "time_cap", "noisy, time spent: time_cap")
     check(s.stop([1.0, 2.0, 3.0, 4.0, 5.0]) == "max_samples", "max_samples")
+    # the spin's host estimate: one call that waited out the spin does not grow the next spin
+    steady = host_ms_per_call([0.001] * 50, [0.004, 0.004], 50)
+    check(abs(steady - (1.0 + 0.004 * 2 / 50 * 1e3)) < 1e-9, "host ms per call: median call + spread checks")
+    check(abs(host_ms_per_call([0.001] * 49 + [0.9], [0.004, 0.004, 0.8], 50) - (1.0 + 0.004 * 3 / 50 * 1e3)) < 1e-9,
+          "host ms per call ignores a wait behind the spin")
+    check(host_ms_per_call([], [], 0) == 0.5, "host ms per call: the prior without calls")
     # flush sizing
     check(flush_bytes(50 << 20, False) == 256 << 20, "H100/H200 L2 -> 256 MB floor")
     check(flush_bytes(200 << 20, False) == 400 << 20, "2x L2 when larger")
