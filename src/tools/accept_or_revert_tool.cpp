@@ -71,7 +71,7 @@ mcp::ToolSpec makeAcceptOrRevertTool(const CampaignToolDeps& deps) {
                        .integer("consecutive_rollbacks")
                        .boolean("stagnation_review_required")
                        .prop("next", nextSchema())
-                       .string("phase")
+                       .phase()
                        .jobFields()
                        .build();
   t.annotations.readOnlyHint = false;

@@ -35,7 +35,7 @@ mcp::ToolSpec makeBeginRoundTool(const CampaignToolDeps& deps) {
                        .boolean("config_only")
                        .string("hypothesis_sha256")
                        .strings("already_changed")
-                       .string("phase")
+                       .phase()
                        .string("next_tool")
                        .build();
   t.annotations = campaignWriteAnnotations();

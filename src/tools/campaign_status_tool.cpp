@@ -20,7 +20,7 @@ mcp::ToolSpec makeCampaignStatusTool(const CampaignToolDeps& deps) {
                        .string("campaign_dir")
                        .string("campaign_name")
                        .string("repo")
-                       .string("phase")
+                       .phase()
                        .string("expectation")
                        .integer("last_round")
                        .prop("open_round", nullable("integer"))
@@ -49,7 +49,7 @@ mcp::ToolSpec makeCampaignStatusTool(const CampaignToolDeps& deps) {
                                 {"properties",
                                  {{"campaign_dir", {{"type", "string"}}},
                                   {"campaign_name", {{"type", "string"}}},
-                                  {"phase", {{"type", "string"}}},
+                                  {"phase", phaseSchema()},
                                   {"last_round", {{"type", "integer"}}},
                                   {"open_round", nullable("integer")}}},
                                 {"required", {"campaign_dir", "phase"}}}}})

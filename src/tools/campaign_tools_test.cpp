@@ -10,6 +10,7 @@
 #include <set>
 
 #include "campaign/engine_test_support.h"
+#include "campaign/phase.h"
 #include "mcp/registry.h"
 #include "tools/catalog.h"
 
@@ -101,6 +102,12 @@ TEST_CASE("campaign tools: every schema is flat, every name snake_case, annotati
     }
     REQUIRE(t->outputSchema);
     CHECK((*t->outputSchema)["type"] == "object");
+    // A result's phase is one of the engine's phase names, said in the schema (not a free string).
+    const json& props = (*t->outputSchema)["properties"];
+    if (props.contains("phase")) {
+      CHECK(props["phase"]["enum"].size() == campaign::allPhases().size());
+      CHECK(props["phase"]["enum"][0] == "DEFINE_TARGET");
+    }
   }
   CHECK(seen == mine);
   CHECK(c.registry.findTool("campaign_status")->annotations.readOnlyHint == true);

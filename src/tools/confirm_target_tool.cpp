@@ -1,5 +1,6 @@
 #include "tools/confirm_target_tool.h"
 
+#include "campaign/engine_phase_table.h"
 #include "util/text.h"
 
 namespace kopt::tools {
@@ -11,7 +12,7 @@ json resultJson(const campaign::ConfirmTargetResult& r) {
               {"method", r.method},
               {"manifest_sha256", r.manifestSha256},
               {"phase", campaign::toString(r.phase)},
-              {"next_tool", "prepare_environment"}};
+              {"next_tool", campaign::nextToolFor(r.phase)}};
 }
 
 std::string resultText(const campaign::ConfirmTargetResult& r) {
@@ -39,7 +40,7 @@ mcp::ToolSpec makeConfirmTargetTool(const CampaignToolDeps& deps) {
                        .string("confirmed_by", true)
                        .string("method")
                        .string("manifest_sha256")
-                       .string("phase")
+                       .phase()
                        .string("next_tool")
                        .build();
   t.annotations = campaignWriteAnnotations();

@@ -1,5 +1,7 @@
 #include "tools/define_target_tool.h"
 
+#include "campaign/engine_phase_table.h"
+
 namespace kopt::tools {
 
 mcp::ToolSpec makeDefineTargetTool(const CampaignToolDeps& deps) {
@@ -47,7 +49,7 @@ mcp::ToolSpec makeDefineTargetTool(const CampaignToolDeps& deps) {
                        .string("summary")
                        .boolean("redefined")
                        .strings("warnings")
-                       .string("phase")
+                       .phase()
                        .string("next_tool")
                        .build();
   t.annotations.readOnlyHint = false;
@@ -88,7 +90,7 @@ mcp::ToolSpec makeDefineTargetTool(const CampaignToolDeps& deps) {
             return json{{"campaign_name", r.campaignName}, {"campaign_dir", r.campaignDir}, {"repo", r.repo},
                         {"manifest_yaml", r.manifestYaml}, {"summary", r.summary},      {"redefined", r.redefined},
                         {"warnings", r.warnings},         {"phase", campaign::toString(r.phase)},
-                        {"next_tool", "confirm_target"}};
+                        {"next_tool", campaign::nextToolFor(r.phase)}};
           },
           [](const campaign::DefineTargetResult& r) {
             std::string text = std::string(r.redefined ? "Redefined" : "Defined") + " the target; nothing else changed.\n" +

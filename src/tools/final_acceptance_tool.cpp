@@ -1,5 +1,7 @@
 #include "tools/final_acceptance_tool.h"
 
+#include "campaign/engine_phase_table.h"
+
 namespace kopt::tools {
 
 mcp::ToolSpec makeFinalAcceptanceTool(const CampaignToolDeps& deps) {
@@ -22,7 +24,7 @@ mcp::ToolSpec makeFinalAcceptanceTool(const CampaignToolDeps& deps) {
                        .prop("aggregate", aggregateSchema())
                        .string("best_commit")
                        .string("baseline_commit")
-                       .string("phase")
+                       .phase()
                        .string("next_tool")
                        .jobFields()
                        .build();
@@ -39,7 +41,7 @@ mcp::ToolSpec makeFinalAcceptanceTool(const CampaignToolDeps& deps) {
                       {"pairs", r.pairs},                {"shapes", shapeRowsJson(r.shapes)},
                       {"aggregate", aggregateJson(r.aggregate)},
                       {"best_commit", r.bestCommit},     {"baseline_commit", r.baselineCommit},
-                      {"phase", campaign::toString(r.phase)}, {"next_tool", "report"}};
+                      {"phase", campaign::toString(r.phase)}, {"next_tool", campaign::nextToolFor(r.phase)}};
         },
         [](const campaign::FinalAcceptanceResult& r) {
           return "Final acceptance: tests " + std::string(r.testsOk ? "PASSED" : "FAILED") + " (" + r.testLog +

@@ -1,5 +1,7 @@
 #include "tools/prepare_environment_tool.h"
 
+#include "campaign/engine_phase_table.h"
+
 namespace kopt::tools {
 
 mcp::ToolSpec makePrepareEnvironmentTool(const CampaignToolDeps& deps) {
@@ -20,7 +22,7 @@ mcp::ToolSpec makePrepareEnvironmentTool(const CampaignToolDeps& deps) {
                        .string("manifest_sha256")
                        .boolean("harness_copied")
                        .string("harness_path")
-                       .string("phase")
+                       .phase()
                        .string("next_tool")
                        .build();
   t.annotations = campaignWriteAnnotations();
@@ -37,7 +39,7 @@ mcp::ToolSpec makePrepareEnvironmentTool(const CampaignToolDeps& deps) {
                         {"harness_copied", r.harnessCopied},
                         {"harness_path", r.harnessPath},
                         {"phase", campaign::toString(r.phase)},
-                        {"next_tool", "read_tips"}};
+                        {"next_tool", campaign::nextToolFor(r.phase)}};
           },
           [](const campaign::PrepareEnvironmentResult& r) {
             return "Environment ready: " + (r.branch ? "branch " + *r.branch : std::string("current branch")) +

@@ -1,5 +1,7 @@
 #include "tools/read_tips_tool.h"
 
+#include "campaign/engine_phase_table.h"
+
 namespace kopt::tools {
 
 mcp::ToolSpec makeReadTipsTool(const CampaignToolDeps& deps) {
@@ -19,7 +21,7 @@ mcp::ToolSpec makeReadTipsTool(const CampaignToolDeps& deps) {
                        .integer("count")
                        .strings("headings")
                        .string("text")
-                       .string("phase")
+                       .phase()
                        .string("next_tool")
                        .build();
   t.annotations = campaignWriteAnnotations();
@@ -37,7 +39,7 @@ mcp::ToolSpec makeReadTipsTool(const CampaignToolDeps& deps) {
                         {"headings", r.headings},
                         {"text", pageText(r.text, offset, limit, "tips file")},
                         {"phase", campaign::toString(r.phase)},
-                        {"next_tool", "run_baseline"}};
+                        {"next_tool", campaign::nextToolFor(r.phase)}};
           },
           [&](const campaign::ReadTipsResult& r) {
             if (!r.exists) return "No tips file yet at " + r.path + ". Next: run_baseline.";

@@ -18,7 +18,7 @@ mcp::ToolSpec makeReportTool(const CampaignToolDeps& deps) {
                        .string("report_path", true)
                        .strings("files")
                        .string("markdown")
-                       .string("phase")
+                       .phase()
                        .build();
   t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;

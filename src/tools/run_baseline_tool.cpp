@@ -1,5 +1,6 @@
 #include "tools/run_baseline_tool.h"
 
+#include "campaign/engine_phase_table.h"
 #include "measure/percent_format.h"
 
 namespace kopt::tools {
@@ -35,7 +36,7 @@ mcp::ToolSpec makeRunBaselineTool(const CampaignToolDeps& deps) {
                        .integer("blocks_per_look")
                        .string("benchmark_csv")
                        .string("summary_path")
-                       .string("phase")
+                       .phase()
                        .string("next_tool")
                        .jobFields()
                        .build();
@@ -60,7 +61,7 @@ mcp::ToolSpec makeRunBaselineTool(const CampaignToolDeps& deps) {
                       {"benchmark_csv", r.benchmarkCsv},
                       {"summary_path", r.summaryPath},
                       {"phase", campaign::toString(r.phase)},
-                      {"next_tool", "begin_round"}};
+                      {"next_tool", campaign::nextToolFor(r.phase)}};
         },
         [](const campaign::BaselineResult& r) {
           std::string text = "Baseline recorded (round-1 at " + r.commit.substr(0, 12) + ", " + std::to_string(r.pairs) +

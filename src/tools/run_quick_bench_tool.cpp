@@ -29,7 +29,7 @@ mcp::ToolSpec makeRunQuickBenchTool(const CampaignToolDeps& deps) {
                        .prop("reasons", reasonsSchema())
                        .string("benchmark_csv")
                        .string("runs_dir")
-                       .string("phase")
+                       .phase()
                        .jobFields()
                        .build();
   t.annotations = campaignWriteAnnotations();

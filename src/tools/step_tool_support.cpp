@@ -46,7 +46,7 @@ json stepOutputSchema() {
       .integer("wall_ms")
       .string("log_path")
       .string("log_tail")
-      .string("phase")
+      .phase()
       .jobFields()
       .build();
 }

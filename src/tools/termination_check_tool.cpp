@@ -27,7 +27,7 @@ mcp::ToolSpec makeTerminationCheckTool(const CampaignToolDeps& deps) {
                        .boolean("stagnation_review_required")
                        .boolean("stagnation_review_done")
                        .prop("next", nextSchema())
-                       .string("phase")
+                       .phase()
                        .build();
   t.annotations = campaignWriteAnnotations();
   auto engine = deps.engine;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <mutex>
 
+#include "campaign/phase.h"
 #include "tools/tool_jobs.h"
 #include "util/text.h"
 
@@ -96,6 +97,14 @@ OutputSchema& OutputSchema::prop(const std::string& name, const json& schema, bo
   if (required) required_.push_back(name);
   return *this;
 }
+
+json phaseSchema() {
+  json names = json::array();
+  for (campaign::Phase p : campaign::allPhases()) names.push_back(campaign::toString(p));
+  return {{"type", "string"}, {"enum", names}};
+}
+
+OutputSchema& OutputSchema::phase(bool required) { return prop("phase", phaseSchema(), required); }
 
 OutputSchema& OutputSchema::jobFields() {
   prop("job_id", {{"type", "string"}});

@@ -59,6 +59,9 @@ class FlatSchema {
 // (single-type dialects, e.g. the OpenAPI subset some model providers use, reject type lists).
 json nullable(const std::string& type);
 
+// {"type": "string", "enum": [every phase name]}: what a `phase` field of a result holds.
+json phaseSchema();
+
 // Output schema builder: properties with types.
 class OutputSchema {
  public:
@@ -70,6 +73,8 @@ class OutputSchema {
   OutputSchema& strings(const std::string& name, bool required = false) {
     return prop(name, {{"type", "array"}, {"items", {{"type", "string"}}}}, required);
   }
+  // The campaign's phase: a string from the engine's phase names (campaign/phase.h), as an enum.
+  OutputSchema& phase(bool required = false);
   // job_id / job_state: present when the call ran with async: true.
   OutputSchema& jobFields();
   json build() const;

@@ -1,5 +1,7 @@
 #include "tools/validate_round_tool.h"
 
+#include "campaign/engine_phase_table.h"
+
 namespace kopt::tools {
 
 mcp::ToolSpec makeValidateRoundTool(const CampaignToolDeps& deps) {
@@ -30,7 +32,7 @@ mcp::ToolSpec makeValidateRoundTool(const CampaignToolDeps& deps) {
                        .prop("aggregate", aggregateSchema())
                        .strings("flags")
                        .string("benchmark_csv")
-                       .string("phase")
+                       .phase()
                        .string("next_tool")
                        .jobFields()
                        .build();
@@ -55,7 +57,7 @@ mcp::ToolSpec makeValidateRoundTool(const CampaignToolDeps& deps) {
                       {"flags", r.flags},
                       {"benchmark_csv", r.benchmarkCsv},
                       {"phase", campaign::toString(r.phase)},
-                      {"next_tool", "accept_or_revert"}};
+                      {"next_tool", campaign::nextToolFor(r.phase)}};
         },
         [](const campaign::ValidateResult& r) {
           std::string text = "Round " + std::to_string(r.round) + " verdict: " + r.decision + " (" + r.kind + ", " +
