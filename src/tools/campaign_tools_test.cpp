@@ -160,6 +160,21 @@ TEST_CASE("campaign tools: an oversized string is refused with its length, not e
   }
 }
 
+TEST_CASE("campaign tools: define_target's schema and tips_root fields reach the manifest") {
+  Catalog c;
+  FakeContext ctx;
+  auto defined = c.ok("define_target",
+                      {{"repo_path", "repo"}, {"manifest_path", "manifest.yaml"}, {"schema", "memory"},
+                       {"primary_metric", "Forward GB/s"}, {"tips_root", "my-tips"}},
+                      ctx);
+  const std::string yaml = (*defined.structuredContent)["manifest_yaml"];
+  CHECK(yaml.find("schema: memory") != std::string::npos);
+  CHECK(yaml.find("tips_root: \"my-tips\"") != std::string::npos);
+  auto bad = c.call("define_target", {{"repo_path", "repo"}, {"manifest_path", "manifest.yaml"}, {"schema", "csv"}}, ctx);
+  CHECK(bad.isError);
+  CHECK(text(bad).find("schema") != std::string::npos);
+}
+
 TEST_CASE("campaign tools: confirm_target asks the user through elicitation when the client can") {
   Catalog c;
   FakeContext ctx;

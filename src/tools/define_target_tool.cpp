@@ -39,7 +39,9 @@ mcp::ToolSpec makeDefineTargetTool(const CampaignToolDeps& deps) {
       .string("project_skill", "Optional project skill name")
       .string("max_duration", "Optional wall-clock budget, e.g. 4h")
       .string("base_branch", "Optional base branch")
-      .string("created", "YYYY-MM-DD HH:MM (default: now)");
+      .string("created", "YYYY-MM-DD HH:MM (default: now)")
+      .enumeration("schema", {"gemm", "memory"}, "The frozen CSV schema: gemm (TFLOPS, default) or memory (GB/s); a custom one needs the manifest")
+      .string("tips_root", "Where append_tip writes the tips ledger (inside the workspace; default: the server's)");
   t.inputSchema = s.build();
   t.outputSchema = OutputSchema()
                        .string("campaign_name", true)
@@ -80,6 +82,8 @@ mcp::ToolSpec makeDefineTargetTool(const CampaignToolDeps& deps) {
       q.maxDuration = argOptString(args, "max_duration");
       q.projectSkill = argOptString(args, "project_skill");
       q.created = argOptString(args, "created");
+      q.schema = argOptString(args, "schema");
+      q.tipsRoot = argOptString(args, "tips_root");
       q.kernelSource = argStrings(args, "kernel_source");
       q.targetShapes = argStrings(args, "target_shapes");
       if (auto n = argInt(args, "max_iterations")) q.maxIterations = static_cast<int>(*n);
