@@ -1358,11 +1358,16 @@ class ShapeBench:
         self.ring = None
 
     def _refill(self, n):
-        """New contents (GPU RNG, queued) in the next n ring slots, drawn the way the op draws its inputs."""
+        """New contents (GPU RNG, queued) in the next n ring slots, drawn the way the op draws its inputs.
+        Each slot's draw starts from a seed the system gives now: the kernel runs in this process and
+        can read the generator, and a state that carried over would tell it the next slot's inputs
+        before they exist (docs/integrity.md, class 8). Only the timed calls' slots: the prepare's
+        check still draws from the request's seed, so its correctness columns repeat per seed."""
         slots = []
         for _ in range(n):
             slot = self.ring[self.cursor % len(self.ring)]
             self.cursor += 1
+            self.gen.manual_seed(_fresh_seed())
             self.op.fill_inputs_(slot[:self.n_in], self.shape, self.gen)
             for t in slot[self.n_in:]:
                 _fill_random_(t, self.gen)
