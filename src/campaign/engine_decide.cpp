@@ -17,6 +17,7 @@
 #include "campaign/engine_support.h"
 #include "campaign/lineage/git_process.h"
 #include "campaign/lineage/git_repo.h"
+#include "campaign/loop_policy.h"
 #include "campaign/pending_decision.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -196,10 +197,11 @@ Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
   if (!accept) result.restoredFiles = restored;
   result.summaryPath = rp.summary.string();
   result.consecutiveRollbacks = s.state.consecutiveRollbacks;
-  result.stagnationReviewRequired = s.state.consecutiveRollbacks >= 2;
+  result.stagnationReviewRequired = loopPolicy().needsStagnationReview(s.state.consecutiveRollbacks);
   if (result.stagnationReviewRequired) {
-    result.next.push_back({"termination_check", "two rollbacks in a row: a stagnation review (three new directions in "
-                                                "two or more categories) comes before the next round"});
+    result.next.push_back({"termination_check", std::to_string(s.state.consecutiveRollbacks) +
+                                                    " rollbacks in a row: a stagnation review (" + loopPolicy().reviewRule() +
+                                                    ") comes before the next round"});
   } else {
     result.next.push_back({"termination_check", "check T1-T4 before the next round"});
     result.next.push_back({"begin_round", "the next hypothesis"});

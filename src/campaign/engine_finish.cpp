@@ -16,6 +16,7 @@
 #include "campaign/engine_steps.h"
 #include "campaign/engine_support.h"
 #include "campaign/lineage/git_repo.h"
+#include "campaign/loop_policy.h"
 #include "campaign/report/report_files.h"
 #include "device/peak_table.h"
 #include "util/atomic_file.h"
@@ -126,7 +127,7 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
   result.conditions.push_back({"T4", q.userStop, q.userStop ? "the user asked to stop" : "no stop request"});
   result.stop = std::any_of(result.conditions.begin(), result.conditions.end(), [](const auto& c) { return c.met; });
 
-  // Stagnation review: after two rollbacks in a row, three new directions in >= 2 categories.
+  // Stagnation review (loop_policy.h): after a run of rollbacks, new directions in several categories.
   json directions = json::array();
   std::set<std::string> categories;
   for (std::size_t i = 0; i < q.directions.size(); ++i) {
@@ -140,12 +141,14 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
     categories.insert(cat);
     directions.push_back({{"category", cat}, {"text", util::trim(d.substr(colon + 1))}});
   }
-  result.stagnationReviewRequired = s.state.consecutiveRollbacks >= 2;
+  const LoopPolicy& loop = loopPolicy();
+  result.stagnationReviewRequired = loop.needsStagnationReview(s.state.consecutiveRollbacks);
   if (result.stagnationReviewRequired && !result.stop) {
-    if (q.directions.size() < 3 || categories.size() < 2) {
+    if (q.directions.size() < static_cast<std::size_t>(loop.stagnationDirections) ||
+        categories.size() < static_cast<std::size_t>(loop.stagnationCategories)) {
       return toolFailure(std::to_string(s.state.consecutiveRollbacks) +
-                             " rollbacks in a row: the stagnation review needs at least three new directions in at "
-                             "least two categories (got " + std::to_string(q.directions.size()) + " in " +
+                             " rollbacks in a row: the stagnation review needs at least " + loop.reviewRule() +
+                             " (got " + std::to_string(q.directions.size()) + " in " +
                              std::to_string(categories.size()) + ")",
                          "directions", "pass directions: ['tiling: ...', 'memory: ...', 'tiling: ...']");
     }

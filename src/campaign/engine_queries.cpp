@@ -7,6 +7,7 @@
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_steps.h"
 #include "campaign/engine_support.h"
+#include "campaign/loop_policy.h"
 #include "campaign/record_renderings.h"
 #include "campaign/records/trend_table.h"
 #include "campaign/tips_store.h"
@@ -115,7 +116,10 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
   const std::string next = nextToolFor(s.state.phase);
   switch (s.state.phase) {
     case Phase::Analyze:
-      if (s.state.consecutiveRollbacks >= 2) st.next.push_back({"termination_check", "stagnation review required (two rollbacks in a row)"});
+      if (loopPolicy().needsStagnationReview(s.state.consecutiveRollbacks)) {
+        st.next.push_back({"termination_check", "stagnation review required (" + std::to_string(s.state.consecutiveRollbacks) +
+                                                    " rollbacks in a row)"});
+      }
       st.next.push_back({"begin_round", "declare the next hypothesis"});
       st.next.push_back({"termination_check", "check T1-T4"});
       break;

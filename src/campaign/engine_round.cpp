@@ -10,6 +10,7 @@
 #include "campaign/engine_steps.h"
 #include "campaign/engine_support.h"
 #include "campaign/lineage/git_repo.h"
+#include "campaign/loop_policy.h"
 #include "campaign/path_guard.h"
 #include "campaign/records/round_json.h"
 #include "util/atomic_file.h"
@@ -92,11 +93,12 @@ Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q)
   Session& s = *opened.value();
   const Manifest& m = s.manifest;
   const LedgerEvent* term = terminationSinceLastRound(s);
-  if (s.state.consecutiveRollbacks >= 2 && !(term && term->payload.value("stagnation_review", false))) {
+  if (loopPolicy().needsStagnationReview(s.state.consecutiveRollbacks) &&
+      !(term && term->payload.value("stagnation_review", false))) {
     Refusal r = s.refuse(RefusalCode::StagnationReview,
                          std::to_string(s.state.consecutiveRollbacks) +
-                             " rounds in a row were rolled back: the loop requires a stagnation review (three new "
-                             "directions in at least two categories) before the next attempt",
+                             " rounds in a row were rolled back: the loop requires a stagnation review (" +
+                             loopPolicy().reviewRule() + ") before the next attempt",
                          "termination_check (with `directions`)");
     return r;
   }

@@ -15,8 +15,10 @@
 #include "campaign/engine_steps.h"
 #include "campaign/engine_support.h"
 #include "campaign/lineage/git_repo.h"
+#include "campaign/loop_policy.h"
 #include "campaign/settings_diff.h"
 #include "device/peak_table.h"
+#include "measure/percent_format.h"
 #include "measure/plausibility.h"
 #include "util/atomic_file.h"
 #include "util/sha256.h"
@@ -404,8 +406,10 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
       const auto fullLabels = detail::expectedLabels(s, true);
       const auto quickLabels = detail::expectedLabels(s, false);
       const double gain = gate->aggregate ? gate->aggregate->ratio - 1.0 : 0.0;
-      if (accepting && !full && gain < 0.05 && fullLabels != quickLabels) {
-        ctx.report(done, total, "quick win below 5%: escalating to full validation on all target shapes");
+      if (accepting && !full && gain < loopPolicy().escalateBelowGain && fullLabels != quickLabels) {
+        std::string note = "quick win below ";
+        measure::appendPercent(note, loopPolicy().escalateBelowGain);
+        ctx.report(done, total, note + ": escalating to full validation on all target shapes");
         verdict = Verdict{};
         full = true;
         ++k;
