@@ -37,6 +37,8 @@ const char* kServeUsage = R"(Usage: kopt serve [--stdio] [--conformance-fixtures
   --port-file FILE        write the bound port to FILE once listening (for scripts using port 0)
   --conformance-fixtures  also register the MCP conformance-suite fixtures (tests only)
   --workspace DIR         base directory for relative campaign paths (default: current directory)
+  --tools all|loop        all tools (default), or only what the loop calls: its steps, poll_job,
+                          campaign_status and parse_bench_csv (a smaller tools/list for the agent)
 )";
 
 mcp::ServerInfo serverInfo() {
@@ -213,6 +215,10 @@ int serveCommand(const Args& args) {
       auto v = value("--workspace");
       if (!v) return usageError("--workspace needs a directory");
       options.setup.workspaceRoot = *v;
+    } else if (a == "--tools") {
+      auto v = value("--tools");
+      if (!v || (*v != "all" && *v != "loop")) return usageError("--tools needs all or loop");
+      options.setup.toolSet = *v == "loop" ? tools::CatalogOptions::ToolSet::Loop : tools::CatalogOptions::ToolSet::All;
     } else if (a == "--conformance-fixtures") {
       options.setup.conformanceFixtures = true;
     } else {

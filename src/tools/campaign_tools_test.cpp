@@ -117,6 +117,26 @@ TEST_CASE("campaign tools: every schema is flat, every name snake_case, annotati
   CHECK(c.registry.findTool("device_info"));
 }
 
+TEST_CASE("campaign tools: the loop tool set keeps the loop's tools and drops the queries") {
+  campaign::testing::FakeWorkspace ws;
+  mcp::Registry registry;
+  CatalogOptions o;
+  o.workspaceRoot = ws.root;
+  o.toolSet = CatalogOptions::ToolSet::Loop;
+  registerCatalog(registry, o);
+  const auto names = registry.toolNames();
+  const std::set<std::string> have(names.begin(), names.end());
+  for (const char* t : {"define_target", "run_baseline", "validate_round", "accept_or_revert", "report", "poll_job",
+                        "campaign_status", "parse_bench_csv"}) {
+    CHECK_MESSAGE(have.count(t), t);
+  }
+  for (const char* t : {"query_trend", "list_ineffective_directions", "read_best_summary", "query_tips", "append_tip",
+                        "device_info"}) {
+    CHECK_MESSAGE(!have.count(t), t);
+  }
+  CHECK(have.size() == 17);
+}
+
 TEST_CASE("campaign tools: an integer beyond int is refused with the field named, not wrapped") {
   Catalog c;
   FakeContext ctx;

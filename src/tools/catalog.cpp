@@ -169,12 +169,14 @@ void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options) {
     return CampaignSchemaInfo{info->frozenHeader, info->labels, info->primaryMetric};
   };
   registrar.addTool(makeParseBenchCsvTool(csv));
-  registrar.addTool(makeQueryTrendTool(deps));
-  registrar.addTool(makeListIneffectiveDirectionsTool(deps));
-  registrar.addTool(makeReadBestSummaryTool(deps));
-  registrar.addTool(makeQueryTipsTool(deps));
-  registrar.addTool(notifying(makeAppendTipTool(deps), notify));
-  registrar.addTool(makeDeviceInfoTool());
+  if (options.toolSet == CatalogOptions::ToolSet::All) {
+    registrar.addTool(makeQueryTrendTool(deps));
+    registrar.addTool(makeListIneffectiveDirectionsTool(deps));
+    registrar.addTool(makeReadBestSummaryTool(deps));
+    registrar.addTool(makeQueryTipsTool(deps));
+    registrar.addTool(notifying(makeAppendTipTool(deps), notify));
+    registrar.addTool(makeDeviceInfoTool());
+  }
   registrar.addTool(makePollJobTool(deps));
 
 #ifdef KOPT_HAVE_RESOURCES

@@ -12,6 +12,10 @@ struct CatalogOptions {
   std::filesystem::path workspaceRoot;
   // Register the fixture tools/resources/prompts the MCP conformance suite calls.
   bool conformanceFixtures = false;
+  // Loop: only what the loop calls (its 14 steps, poll_job, campaign_status, parse_bench_csv):
+  // about a fifth less of tools/list for an agent's context. All: the queries too (the default).
+  enum class ToolSet { All, Loop };
+  ToolSet toolSet = ToolSet::All;
 };
 
 void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options);
