@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -142,8 +143,9 @@ Run runLogged(const exec::ParsedCommand& command, const fs::path& cwd, const fs:
 
 // Runs the harness (or the user's bench) on one shape and reads its CSV as the campaign will.
 Run validate(const InitRequest& q, const fs::path& repo) {
-  const fs::path tmp = fs::temp_directory_path() / ("kopt-init-" + std::to_string(getpid()));
-  fs::create_directories(tmp);
+  std::string pattern = (fs::temp_directory_path() / "kopt-init-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) return {false, "cannot create a temporary folder in " + fs::temp_directory_path().string()};
+  const fs::path tmp = pattern;
   struct Cleanup {
     fs::path p;
     ~Cleanup() {
@@ -184,6 +186,42 @@ Run validate(const InitRequest& q, const fs::path& repo) {
   return {true, q.validateShape + " PASS" + numbers};
 }
 
+// Finds the kernel file (asking on a terminal, listing the Triton files found), makes it
+// repository-relative and reads its traits. False: the problem was printed.
+bool resolveKernel(InitRequest& q, const fs::path& repo, PythonKernelTraits& traits) {
+  std::error_code ec;
+  if (q.kernel.empty() && interactive()) {
+    const auto found = tritonFiles(repo);
+    q.kernel = ask("Kernel module (a .py file in the repository" +
+                   (found.empty() ? std::string() : "; Triton kernels here: " + util::join(found, ", ")) + "): ");
+  }
+  if (q.kernel.empty()) {
+    const auto found = tritonFiles(repo);
+    std::cerr << "kopt init: --kernel FILE.py is required (or --bench-command for your own bench)"
+              << (found.empty() ? std::string() : "; Triton kernels in this repository: " + util::join(found, ", ")) << "\n";
+    return false;
+  }
+  const fs::path kernel = fs::absolute(repo / q.kernel).lexically_normal();
+  const fs::path rel = kernel.lexically_relative(repo);
+  if (rel.empty() || util::startsWith(rel.string(), "..") || kernel.extension() != ".py" || !fs::is_regular_file(kernel, ec)) {
+    std::cerr << "kopt init: --kernel " << q.kernel << ": not a .py file inside " << repo.string() << "\n";
+    return false;
+  }
+  q.kernel = rel.string();
+  q.kernelModule = dottedName(repo, q.kernel);
+  traits = inspectPythonKernel(util::readFile(kernel));
+  return true;
+}
+
+void askShapes(InitRequest& q) {
+  std::cerr << "Shapes to benchmark, one per line as LABEL=B,M,N (memory-bound) or LABEL=B,M,N,K (GEMM); empty line ends:\n";
+  for (std::string line; !(line = ask("  shape: ")).empty();) {
+    auto shape = parseShapeFlag(line);
+    if (auto* err = std::get_if<std::string>(&shape)) std::cerr << "  " << *err << "\n";
+    else q.shapes.push_back(std::get<InitShape>(shape));
+  }
+}
+
 }  // namespace
 
 int initCommand(const Args& args) {
@@ -210,35 +248,9 @@ int initCommand(const Args& args) {
 
   PythonKernelTraits traits;
   if (!q.ownBench()) {
-    if (q.kernel.empty() && interactive()) {
-      const auto found = tritonFiles(repo);
-      q.kernel = ask("Kernel module (a .py file in the repository" +
-                     (found.empty() ? std::string() : "; Triton kernels here: " + util::join(found, ", ")) + "): ");
-    }
-    if (q.kernel.empty()) {
-      const auto found = tritonFiles(repo);
-      std::cerr << "kopt init: --kernel FILE.py is required (or --bench-command for your own bench)"
-                << (found.empty() ? std::string() : "; Triton kernels in this repository: " + util::join(found, ", ")) << "\n";
-      return 2;
-    }
-    fs::path kernel = fs::absolute(repo / q.kernel).lexically_normal();
-    const fs::path rel = kernel.lexically_relative(repo);
-    if (rel.empty() || util::startsWith(rel.string(), "..") || kernel.extension() != ".py" || !fs::is_regular_file(kernel, ec)) {
-      std::cerr << "kopt init: --kernel " << q.kernel << ": not a .py file inside " << repo.string() << "\n";
-      return 2;
-    }
-    q.kernel = rel.string();
-    q.kernelModule = dottedName(repo, q.kernel);
-    traits = inspectPythonKernel(util::readFile(kernel));
+    if (!resolveKernel(q, repo, traits)) return 2;
   }
-  if (q.shapes.empty() && interactive()) {
-    std::cerr << "Shapes to benchmark, one per line as LABEL=B,M,N (memory-bound) or LABEL=B,M,N,K (GEMM); empty line ends:\n";
-    for (std::string line; !(line = ask("  shape: ")).empty();) {
-      auto shape = parseShapeFlag(line);
-      if (auto* err = std::get_if<std::string>(&shape)) std::cerr << "  " << *err << "\n";
-      else q.shapes.push_back(std::get<InitShape>(shape));
-    }
-  }
+  if (q.shapes.empty() && interactive()) askShapes(q);
   if (q.gpu.empty() && q.device != "cpu" && q.backend != "CPU") {
     const auto snapshot = device::makeSystemRuntime()->snapshot();
     if (snapshot.present && !snapshot.devices.empty()) q.gpu = snapshot.devices.front().arch;
@@ -293,14 +305,15 @@ int initCommand(const Args& args) {
     std::cerr << "kopt init: cannot write " << (repo / writes[written.size()].first).string() << ": " << e.what() << "\n";
     return 1;
   }
-  std::cout << "  wrote    " << util::join(written, ", ") << "\n";
+  std::cout << "  wrote    " << util::join(written, ", ") << std::endl;  // before the validation's stderr lines
 
   if (q.validate) {
     const Run v = validate(q, repo);
     if (!v.ok) {
       std::cerr << "kopt init: the validation run failed, so nothing was committed: " << v.what
-                << "\nFix the kernel or " << (q.ownBench() ? files.manifest : files.config)
-                << ", then run kopt init again with --force.\n";
+                << "\nFix the kernel and run kopt init again with --force; or edit "
+                << (q.ownBench() ? files.manifest : files.config) << ", run the command above again, and commit "
+                << util::join(written, ", ") << " yourself.\n";
       return 1;
     }
     std::cout << "  checked  " << v.what << " (the harness ran one shape and kopt read its CSV)\n";
