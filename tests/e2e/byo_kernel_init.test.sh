@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Bring your own kernel (docs/byo-kernel.md): a plain git repository with a kernel kopt does not
 # ship (a torch scale-and-shift, memory-bound, on torch's CPU device) goes through `kopt init` to a
-# recorded baseline over MCP. Also: init's refusals name the flag and write nothing; init refuses
-# to overwrite its files; it commits only its own three files; and the harness keeps each tree's
-# imports its own (a package the tree holds, pre-imported from another checkout the way an
+# recorded baseline over MCP. Also: init's refusals name the flag and write nothing; on a terminal
+# it asks for the kernel and the shapes; it refuses to overwrite its files; it commits only its
+# own three files; and the harness keeps each tree's imports its own (a package the tree holds, pre-imported from another checkout the way an
 # editable install does, fails the run; a plain PYTHONPATH to that checkout loses to the tree).
 # Needs git and a python3 with torch (Debian: python3-torch); skipped (77) without them.
 source "$(dirname "$0")/lib/common.sh"
@@ -76,6 +76,22 @@ expect_refusal "kernel outside" "not a .py file inside" --kernel ../elsewhere.py
 mkdir -p "$E2E_TMP/plain"
 if "$KOPT_BIN" init --repo "$E2E_TMP/plain" --kernel k.py --shape a=1,8,8 >"$E2E_TMP/plain.out" 2>&1; then fail "a folder without git was accepted"; fi
 grep -q "is not the root of a git repository" "$E2E_TMP/plain.out" || { cat "$E2E_TMP/plain.out"; fail "unclear refusal of a folder without git"; }
+
+# On a terminal kopt init asks for what the flags left out, naming the Triton files it found
+# (script(1) gives it a pseudo-terminal; answers: the kernel, one shape, a bad one, an empty line).
+if command -v script >/dev/null; then
+  asked="$E2E_TMP/asked"
+  mkdir -p "$asked" && cp "$repo/scale_shift.py" "$asked/k.py" && cp -r "$repo/mypkg" "$asked/"
+  printf 'import triton\n\n@triton.jit\ndef _k(x):\n    pass\n' >"$asked/tk.py"
+  git -C "$asked" init -q -b main && git -C "$asked" add -A && git -C "$asked" commit -qm kernels
+  (cd "$asked" && printf 'k.py\nr=1,64,64\nbad\n\n' |
+    script -qec "'$KOPT_BIN' init --device cpu --no-validate --no-commit" /dev/null >"$E2E_TMP/asked.out" 2>&1) ||
+    { cat "$E2E_TMP/asked.out"; fail "kopt init on a terminal"; }
+  grep -q "Triton kernels here: tk.py" "$E2E_TMP/asked.out" || { cat "$E2E_TMP/asked.out"; fail "the prompt did not list tk.py"; }
+  grep -q "'bad': expected LABEL=B,M,N" "$E2E_TMP/asked.out" || { cat "$E2E_TMP/asked.out"; fail "a bad shape was not explained"; }
+  python3 -c "import json,sys; c=json.load(open(sys.argv[1])); assert [s['label'] for s in c['shapes']] == ['r'], c" \
+    "$asked/kopt/bench.json" || fail "the answers did not reach kopt/bench.json"
+fi
 
 # 2. kopt init: writes, validates on one shape, commits exactly its three files.
 (cd "$repo" && "$KOPT_BIN" init --kernel scale_shift.py --device cpu --shape s512=1,512,1024 --shape s1k=1,1024,2048 \
