@@ -70,6 +70,8 @@ std::variant<BenchArgs, CliError> parseBenchArgs(const std::vector<std::string>&
       out.seed = *n;
     } else if (opt == "--check-only") {
       out.checkOnly = true;
+    } else if (opt == "--no-launch-cover") {
+      out.launchCover = false;
     } else if (opt == "--list-shapes") {
       out.listShapes = true;
     } else if (opt == "--target-rsd" || opt == "--time-cap-s") {
@@ -110,7 +112,8 @@ std::string benchUsage(const std::string& program) {
          "       " + program + " --check-only [--shapes ...] [--seed N]\n"
          "       " + program + " --list-shapes\n"
          "options: --target-rsd F (0.005) --time-cap-s S (2, per shape) --min-samples N (10) --max-samples N (400)\n"
-         "         --flush-mib N (default max(2 x L2, 256 MiB; 512 MiB on AMD))\n";
+         "         --flush-mib N (default max(2 x L2, 256 MiB; 512 MiB on AMD))\n"
+         "         --no-launch-cover (the device idle at each start event: only to measure the cover)\n";
 }
 
 }  // namespace kopt::hipbench

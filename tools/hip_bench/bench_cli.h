@@ -8,6 +8,8 @@
 //   --target-rsd F (0.005)  --time-cap-s S (2, per shape)  --min-samples N (10)  --max-samples N (400)
 //                           the Python quick harness's names and defaults (sampling.h)
 //   --flush-mib N           L2/LLC flush buffer size (default: max(2 x L2, 256 MiB; 512 MiB on AMD)).
+//   --no-launch-cover       no spin in front of each timed call (gpu/launch_cover.h): the device is
+//                           idle when the start event executes. For measuring what the cover changes.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,6 +30,7 @@ struct BenchArgs {
   bool help = false;
   SamplingPolicy sampling;
   std::optional<std::uint64_t> flushBytes;
+  bool launchCover = true;
 };
 
 struct CliError {

@@ -37,6 +37,8 @@ TEST_CASE("the harness's own options") {
   CHECK(b.sampling.minSamples == 3);
   CHECK(b.sampling.maxSamples == 7);
   CHECK(*b.flushBytes == (512ull << 20));
+  CHECK(b.launchCover);
+  CHECK_FALSE(ok({"--summary-csv", "x", "--samples", "y", "--no-launch-cover"}).launchCover);
   CHECK(ok({"--list-shapes"}).listShapes);
 }
 

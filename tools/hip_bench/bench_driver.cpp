@@ -117,6 +117,7 @@ int runBench(const std::vector<std::string>& args, const BenchDefinition& bench,
   ctx.checkOnly = a.checkOnly;
   ctx.sampling = a.sampling;
   ctx.flushBytes = a.flushBytes;
+  ctx.launchCover = a.launchCover;
   try {
     if (bench.setUp) bench.setUp(ctx);
   } catch (const std::exception& e) {

@@ -41,6 +41,7 @@ struct RunContext {
   bool checkOnly = false;
   SamplingPolicy sampling;
   std::optional<std::uint64_t> flushBytes;
+  bool launchCover = true;  // see timeAdaptive
 };
 
 // A wrong answer found while timing (the per-sample spot check): the shape becomes a FAIL row.

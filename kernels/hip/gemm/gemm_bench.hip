@@ -180,7 +180,7 @@ ShapeOutcome runShape(const Shape& shape, const RunContext& ctx) {
     call.launch = [&] { KOPT_HIP_CHECK(gemmForward(a[slot].get(), w[slot].get(), out[slot].get(), B, M, N, K, nullptr)); };
     call.verify = [&](int sample) { spotCheck(current, GemmOutput::Out, out[slot], sample, "forward output"); };
     outcome.forward = timeAdaptive(call, ctx.sampling.forShare(1.0 / 3), *flusher(), flopsForward,
-                                   warmupCalls(ctx.sampling, ctx.seed, shape.label, true));
+                                   warmupCalls(ctx.sampling, ctx.seed, shape.label, true), ctx.launchCover);
   }
   {  // Backward: both launches (da and dw) in one timed call.
     const int sets = setsFor((gN + aN + wN) * 2, (aN + wN) * 2);
@@ -213,7 +213,7 @@ ShapeOutcome runShape(const Shape& shape, const RunContext& ctx) {
       spotCheck(current, GemmOutput::Dw, dw[slot], sample, "backward dw");
     };
     outcome.backward = timeAdaptive(call, ctx.sampling.forShare(2.0 / 3), *flusher(), 2.0 * flopsForward,
-                                    warmupCalls(ctx.sampling, ctx.seed, shape.label, false));
+                                    warmupCalls(ctx.sampling, ctx.seed, shape.label, false), ctx.launchCover);
   }
   return outcome;
 }

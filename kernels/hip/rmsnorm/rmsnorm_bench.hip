@@ -174,7 +174,7 @@ ShapeOutcome runShape(const Shape& shape, const RunContext& ctx) {
     call.launch = [&] { KOPT_HIP_CHECK(rmsnormForward(x[slot].get(), w[slot].get(), y[slot].get(), M, N, kEps, nullptr)); };
     call.verify = [&](int sample) { spotCheckRow(current, y[slot], true, sample); };
     outcome.forward = timeAdaptive(call, ctx.sampling.forShare(1.0 / 3), *flusher(), bytesForward,
-                                   warmupCalls(ctx.sampling, ctx.seed, shape.label, true));
+                                   warmupCalls(ctx.sampling, ctx.seed, shape.label, true), ctx.launchCover);
   }
   {  // Backward.
     const int sets = setsFor(mn * 2 * 2 + N * 2, mn * 2 + N * 2 + workspace);
@@ -206,7 +206,7 @@ ShapeOutcome runShape(const Shape& shape, const RunContext& ctx) {
     };
     call.verify = [&](int sample) { spotCheckRow(current, dx[slot], false, sample); };
     outcome.backward = timeAdaptive(call, ctx.sampling.forShare(2.0 / 3), *flusher(), bytesBackward,
-                                    warmupCalls(ctx.sampling, ctx.seed, shape.label, false));
+                                    warmupCalls(ctx.sampling, ctx.seed, shape.label, false), ctx.launchCover);
   }
   return outcome;
 }

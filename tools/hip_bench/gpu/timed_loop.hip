@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "hip_bench/gpu/launch_cover.h"
+
 namespace kopt::hipbench {
 
 namespace {
@@ -20,11 +22,18 @@ class Events {
   hipEvent_t start_ = nullptr;
   hipEvent_t stop_ = nullptr;
 };
+
+// One per process, calibrated at the first timed direction (not in --check-only runs).
+LaunchCover& launchCover() {
+  static LaunchCover cover;
+  return cover;
+}
 }  // namespace
 
 DirectionTiming timeAdaptive(const TimedCall& call, const SamplingPolicy& policy, L2Flusher& flusher, double workPerCall,
-                             int warmups) {
+                             int warmups, bool coverLaunch) {
   Events events;
+  LaunchCover* cover = coverLaunch ? &launchCover() : nullptr;
   // Warm-up: module load, first-touch and clock ramp stay out of the samples. Sample indices are
   // negative here so prepare() can still give every call its own inputs.
   for (int w = 0; w < warmups; ++w) {
@@ -38,13 +47,17 @@ DirectionTiming timeAdaptive(const TimedCall& call, const SamplingPolicy& policy
   const auto begin = std::chrono::steady_clock::now();
   for (int sample = 0; !sampler.done(); ++sample) {
     call.prepare(sample);
-    flusher.flush();
-    KOPT_HIP_CHECK(hipDeviceSynchronize());
+    KOPT_HIP_CHECK(hipDeviceSynchronize());  // the device idle: the host is ahead from here
     const auto hostStart = std::chrono::steady_clock::now();
+    if (cover) cover->spin();
+    flusher.flush();
     KOPT_HIP_CHECK(hipEventRecord(events.start_, nullptr));
     call.launch();
     KOPT_HIP_CHECK_LAUNCH();
     KOPT_HIP_CHECK(hipEventRecord(events.stop_, nullptr));
+    if (cover) {
+      cover->noteQueued(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - hostStart).count());
+    }
     KOPT_HIP_CHECK(hipDeviceSynchronize());
     const double hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - hostStart).count();
     float ms = 0;

@@ -55,6 +55,10 @@ inline pthread_barrier_t barrier_;
 #define blockDim (::kopt_emu::blockDim_)
 #define gridDim (::kopt_emu::gridDim_)
 inline void __syncthreads() { pthread_barrier_wait(&::kopt_emu::barrier_); }
+// The device clock counter: host nanoseconds (the launch cover's spin calibrates against events).
+inline long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 enum hipError_t { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorMemoryAllocation = 2, hipErrorNotSupported = 801 };
 using hipStream_t = void*;
