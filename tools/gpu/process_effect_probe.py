@@ -48,6 +48,10 @@ def apply_variant(h, variant, seed):
                     process as shipped): an offset that then changes from rep to rep is the calibration;
       long-spin:    four times the spin margin, at least 2 ms: an offset that then vanishes is the GPU
                     waiting for the host (idle gaps, clocks) inside a batch;
+      reload-code:  at every prepare, drop Triton's in-memory kernels, so the next launch loads the
+                    compiled module again (from the disk cache) at a new place in device memory:
+                    an offset that then changes from rep to rep is where the kernel's code sits
+                    (the flush evicts it from the L2 before every timed call);
       read-flush:   flush the L2 by reading the flush buffer (clean lines) instead of zeroing it
                     (dirty lines, written back during the timed call)."""
     import torch
@@ -84,6 +88,14 @@ def apply_variant(h, variant, seed):
     if variant == "long-spin":
         h.SPIN_MARGIN = 4 * h.SPIN_MARGIN  # the GPU never catches up with the host within a batch
         h.SPIN_FLOOR_MS = 2.0
+    if variant == "reload-code":
+        original_init_reload = h.ShapeBench.__init__
+
+        def init_reloaded(self, op, shape, seed, check_class):
+            print("probe: reload-code dropped %d compiled kernels" % drop_triton_kernels(), file=sys.stderr)
+            original_init_reload(self, op, shape, seed, check_class)
+
+        h.ShapeBench.__init__ = init_reloaded
     if variant in ("read-flush", "replace-ring+read-flush"):
         sink = {}
 
@@ -91,6 +103,23 @@ def apply_variant(h, variant, seed):
             sink["x"] = self.flush_buf.max()
 
         h.Device.cold = cold
+
+
+def drop_triton_kernels():
+    """Empties the per-device kernel caches of every live Triton JITFunction (the compiled kernels
+    stay on disk), so the next launch loads its module anew. Returns how many kernels were dropped."""
+    import gc
+    from triton.runtime.jit import JITFunction
+    dropped = 0
+    for obj in gc.get_objects():
+        if not isinstance(obj, JITFunction):
+            continue
+        for caches in list(getattr(obj, "device_caches", {}).values()):
+            for part in (caches if isinstance(caches, tuple) else (caches,)):
+                if isinstance(part, dict) and part:
+                    dropped += len(part)
+                    part.clear()
+    return dropped
 
 
 def block_order(index):
@@ -326,7 +355,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--variant", default="as-shipped",
                     choices=("as-shipped", "replace-ring", "replace-flush", "read-flush", "replace-ring+read-flush",
-                             "no-spin", "recalibrate", "long-spin"))
+                             "no-spin", "recalibrate", "long-spin", "reload-code"))
     ap.add_argument("--as-worker", action="store_true", help="(internal) serve the worker protocol, patched")
     ap.add_argument("--out")
     opts = ap.parse_args(argv)
