@@ -49,6 +49,55 @@ std::vector<std::string> literal(const std::vector<std::string>& paths) {
   return out;
 }
 
+// One file entry of a commit's tree ("<mode> SP <type> SP <sha> TAB <path>" in ls-tree -z).
+struct TreeFile {
+  std::string sha, path;
+  bool executable = false;
+  bool symlink = false;
+};
+
+std::vector<TreeFile> parseTreeFiles(const std::string& lsTreeZ) {
+  std::vector<TreeFile> out;
+  for (const std::string& entry : splitNul(lsTreeZ)) {
+    const std::size_t tab = entry.find('\t');
+    if (tab == std::string::npos) continue;
+    const std::string meta = entry.substr(0, tab);
+    TreeFile f;
+    f.executable = meta.rfind("100755 blob ", 0) == 0;
+    f.symlink = meta.rfind("120000 blob ", 0) == 0;
+    if (!f.executable && !f.symlink && meta.rfind("100644 blob ", 0) != 0) continue;  // submodules
+    f.sha = meta.substr(meta.rfind(' ') + 1);
+    f.path = entry.substr(tab + 1);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// The blob id of each file under `dir` as its bytes are on disk (hash-object --no-filters: no clean
+// filter, no eol conversion, no index bit consulted); "" where it cannot be read. Names with a
+// newline (--stdin-paths is line based) are hashed one call each.
+std::vector<std::string> hashOnDisk(const fs::path& dir, const std::vector<std::string>& paths) {
+  std::vector<std::string> out(paths.size());
+  std::string batch;
+  std::vector<std::size_t> batched;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (paths[i].find('\n') != std::string::npos) {
+      GitOutput one = runGit(dir, {"hash-object", "--no-filters", "--", paths[i]});
+      if (one.ok()) out[i] = util::trim(one.out);
+      continue;
+    }
+    batch += paths[i] + "\n";
+    batched.push_back(i);
+  }
+  if (batched.empty()) return out;
+  GitOutput hashed = runGit(dir, {"hash-object", "--no-filters", "--stdin-paths"}, {}, batch);
+  std::vector<std::string> lines = util::splitLines(hashed.out);
+  if (hashed.ok() && lines.size() == batched.size()) {
+    for (std::size_t k = 0; k < batched.size(); ++k) out[batched[k]] = util::trim(lines[k]);
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* toString(ChangeKind k) {
@@ -178,23 +227,50 @@ std::string GitRepo::commitPaths(const std::vector<std::string>& paths, const st
 }
 
 std::vector<ChangedPath> GitRepo::changedSince(const std::string& commit) const {
+  // By content, not by `git diff`: the index's assume-unchanged and skip-worktree bits and the
+  // repository's clean filters decide what diff and status report, and the agent can set them all
+  // (referee hole 3). Every file of the commit is hashed as its bytes are on disk and compared
+  // with its blob; the index only names the files a round added.
+  const std::vector<TreeFile> files = parseTreeFiles(git({"ls-tree", "-r", "-z", "--full-tree", resolve(commit)}));
   std::vector<ChangedPath> out;
-  // Working tree (staged or not) against the commit, for tracked paths.
-  auto diff = splitNul(git({"diff", "--name-status", "--no-renames", "-z", commit, "--"}));
-  for (std::size_t i = 0; i + 1 < diff.size(); i += 2) {
-    const std::string& status = diff[i];
-    const std::string& path = diff[i + 1];
-    if (underKopt(path)) continue;
-    ChangeKind kind = ChangeKind::Modified;
-    if (status[0] == 'A') kind = ChangeKind::Added;
-    else if (status[0] == 'D') kind = ChangeKind::Deleted;
-    out.push_back({path, kind});
+  std::set<std::string> inCommit;
+  std::vector<std::string> regular;
+  std::vector<const TreeFile*> regularFiles;
+  for (const TreeFile& f : files) {
+    inCommit.insert(f.path);
+    if (underKopt(f.path)) continue;
+    const fs::path onDisk = top_ / f.path;
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(onDisk, ec);
+    if (ec || !fs::exists(st)) {
+      out.push_back({f.path, ChangeKind::Deleted});
+    } else if (f.symlink || fs::is_symlink(st)) {
+      // a link's blob is its target's name
+      const bool same = f.symlink && fs::is_symlink(st) && fileAt(commit, f.path) == fs::read_symlink(onDisk, ec).string();
+      if (!same) out.push_back({f.path, ChangeKind::Modified});
+    } else if (!fs::is_regular_file(st)) {
+      out.push_back({f.path, ChangeKind::Modified});
+    } else {
+      regular.push_back(f.path);
+      regularFiles.push_back(&f);
+    }
+  }
+  const std::vector<std::string> hashes = hashOnDisk(top_, regular);
+  for (std::size_t i = 0; i < regular.size(); ++i) {
+    if (hashes[i] != regularFiles[i]->sha) out.push_back({regular[i], ChangeKind::Modified});
+  }
+  // Staged files the commit lacks (a skip-worktree bit cannot hide a path the commit does not have).
+  for (const auto& path : splitNul(git({"ls-files", "-z"}))) {
+    if (inCommit.count(path) || underKopt(path)) continue;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(top_ / path, ec))) out.push_back({path, ChangeKind::Added});
   }
   for (const auto& path : splitNul(git({"ls-files", "--others", "--exclude-standard", "-z"}))) {
     if (underKopt(path)) continue;
     out.push_back({path, ChangeKind::Untracked});
   }
   std::sort(out.begin(), out.end(), [](const ChangedPath& a, const ChangedPath& b) { return a.path < b.path; });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -324,36 +400,16 @@ void GitRepo::checkoutWorktree(const fs::path& path, const std::string& commit) 
 }
 
 std::vector<std::string> GitRepo::rewriteAsCommitted(const fs::path& path, const std::string& commit) const {
-  const std::string sha = resolve(commit);
-  struct Blob {
-    std::string sha, path;
-    bool executable;
-  };
-  std::vector<Blob> blobs;
-  for (const std::string& entry : splitNul(git({"ls-tree", "-r", "-z", "--full-tree", sha}))) {
-    // "<mode> SP <type> SP <sha> TAB <path>"
-    const std::size_t tab = entry.find('\t');
-    if (tab == std::string::npos) continue;
-    const std::string meta = entry.substr(0, tab);
-    const bool regular = meta.rfind("100644 blob ", 0) == 0, executable = meta.rfind("100755 blob ", 0) == 0;
-    if (!regular && !executable) continue;
-    std::string file = entry.substr(tab + 1);
-    if (file.find('\n') != std::string::npos) continue;  // --stdin-paths is line based; such names are not kernels
-    blobs.push_back({meta.substr(meta.rfind(' ') + 1), std::move(file), executable});
-  }
+  std::vector<TreeFile> blobs = parseTreeFiles(git({"ls-tree", "-r", "-z", "--full-tree", resolve(commit)}));
+  blobs.erase(std::remove_if(blobs.begin(), blobs.end(), [](const TreeFile& f) { return f.symlink; }), blobs.end());
   if (blobs.empty()) return {};
-  std::string paths;
-  for (const Blob& b : blobs) paths += b.path + "\n";
-  // --no-filters: the bytes as they are on disk, without the clean filter or eol conversion
-  GitOutput hashed = runGit(path, {"hash-object", "--no-filters", "--stdin-paths"}, {}, paths);
-  std::vector<std::string> onDisk = util::splitLines(hashed.out);
-  if (!hashed.ok() || onDisk.size() != blobs.size()) {
-    // a file of the commit is missing: rewrite them all rather than guess which
-    onDisk.assign(blobs.size(), std::string());
-  }
+  std::vector<std::string> paths;
+  for (const TreeFile& b : blobs) paths.push_back(b.path);
+  // a file of the commit that is missing or unreadable hashes to "": it is rewritten
+  const std::vector<std::string> onDisk = hashOnDisk(path, paths);
   std::vector<std::string> rewritten;
   for (std::size_t i = 0; i < blobs.size(); ++i) {
-    if (util::trim(onDisk[i]) == blobs[i].sha) continue;
+    if (onDisk[i] == blobs[i].sha) continue;
     GitOutput raw = runGit(top_, {"cat-file", "blob", blobs[i].sha});
     if (!raw.ok()) throw GitError("git cat-file blob " + blobs[i].sha + ": " + util::trim(raw.err));
     const fs::path target = path / blobs[i].path;

@@ -51,8 +51,10 @@ class GitRepo {
   // nothing changed in those paths).
   std::string commitPaths(const std::vector<std::string>& paths, const std::string& message);
 
-  // Tracked files modified/deleted/added relative to `commit` (working tree vs commit), plus
-  // untracked files (not ignored); anything under `.kopt/` excluded. Sorted by path.
+  // Files of `commit` whose bytes on disk differ from their blob (modified) or that are gone
+  // (deleted), staged files the commit lacks (added), and untracked files (not ignored); anything
+  // under `.kopt/` excluded. Sorted by path. By content: no assume-unchanged or skip-worktree bit
+  // and no clean filter of the repository can hide a change (referee hole 3).
   std::vector<ChangedPath> changedSince(const std::string& commit) const;
 
   // Makes every path under `scope` (files or directories, repo-relative) exactly as in `commit`:

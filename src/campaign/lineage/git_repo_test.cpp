@@ -149,6 +149,41 @@ TEST_CASE("changedSince lists modified, deleted, added and untracked paths, not 
   CHECK(changes == expected);
 }
 
+TEST_CASE("changedSince sees by content what index bits and a clean filter hide from git diff") {
+  TempRepo r("hidden");
+  GitRepo repo(r.dir);
+  const std::string head = repo.headCommit();
+  r.sh({"update-index", "--assume-unchanged", "kernels/util.py"});
+  r.write("kernels/util.py", "def f(): return 1\n");
+  r.sh({"update-index", "--skip-worktree", "README.md"});
+  r.write("README.md", "edited behind a skip-worktree bit\n");
+  // a clean filter that hands git the committed text whatever the file holds
+  r.write(".git/info/attributes", "tests/* filter=hide\n");
+  r.sh({"config", "filter.hide.clean", "printf 'def test(): pass\\n'"});
+  r.write("tests/test_gemm.py", "def test(): assert False\n");
+  REQUIRE(r.sh({"diff", "--name-only", head}).empty());  // what git itself reports
+  std::vector<ChangedPath> expected = {{"README.md", ChangeKind::Modified},
+                                       {"kernels/util.py", ChangeKind::Modified},
+                                       {"tests/test_gemm.py", ChangeKind::Modified}};
+  CHECK(repo.changedSince(head) == expected);
+  fs::remove(r.dir / "kernels/util.py");
+  expected[1].kind = ChangeKind::Deleted;
+  CHECK(repo.changedSince(head) == expected);
+}
+
+TEST_CASE("changedSince compares a symbolic link by its target") {
+  TempRepo r("links");
+  fs::create_symlink("gemm.py", r.dir / "kernels/current.py");
+  r.sh({"add", "kernels/current.py"});
+  r.sh({"commit", "-q", "-m", "link"});
+  GitRepo repo(r.dir);
+  const std::string head = repo.headCommit();
+  CHECK(repo.changedSince(head).empty());
+  fs::remove(r.dir / "kernels/current.py");
+  fs::create_symlink("util.py", r.dir / "kernels/current.py");
+  CHECK(repo.changedSince(head) == std::vector<ChangedPath>{{"kernels/current.py", ChangeKind::Modified}});
+}
+
 TEST_CASE("restorePaths makes the scope exactly the commit's tree and leaves the rest alone") {
   TempRepo r("restore");
   GitRepo repo(r.dir);
