@@ -294,16 +294,6 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
 
 namespace {
 
-report::RoundStatus reportStatus(records::RoundStatus s) {
-  switch (s) {
-    case records::RoundStatus::Baseline: return report::RoundStatus::Baseline;
-    case records::RoundStatus::Accepted: return report::RoundStatus::Accepted;
-    case records::RoundStatus::AcceptedWithNote: return report::RoundStatus::AcceptedWithNote;
-    case records::RoundStatus::RolledBack: return report::RoundStatus::RolledBack;
-  }
-  return report::RoundStatus::RolledBack;
-}
-
 report::ShapeVerdict reportVerdict(const std::string& v, const std::string& check) {
   if (!check.empty() && check != "PASS") return report::ShapeVerdict::Fail;
   if (v == "IMPROVED") return report::ShapeVerdict::Improved;
@@ -312,19 +302,6 @@ report::ShapeVerdict reportVerdict(const std::string& v, const std::string& chec
   if (v == "INCONCLUSIVE") return report::ShapeVerdict::Inconclusive;
   if (v == "FAIL") return report::ShapeVerdict::Fail;
   return report::ShapeVerdict::NotMeasured;
-}
-
-report::Rule11Bucket reportBucket(records::Rule11Bucket b) {
-  switch (b) {
-    case records::Rule11Bucket::K1: return report::Rule11Bucket::K1;
-    case records::Rule11Bucket::K2: return report::Rule11Bucket::K2;
-    case records::Rule11Bucket::K3: return report::Rule11Bucket::K3;
-    case records::Rule11Bucket::K4: return report::Rule11Bucket::K4;
-    case records::Rule11Bucket::W1: return report::Rule11Bucket::W1;
-    case records::Rule11Bucket::W2: return report::Rule11Bucket::W2;
-    case records::Rule11Bucket::W3: return report::Rule11Bucket::W3;
-  }
-  return report::Rule11Bucket::None;
 }
 
 report::TransferDecision reportTransfer(const std::string& d) {
@@ -368,7 +345,7 @@ Outcome<ReportResult> CampaignEngine::report(const std::string& campaignDir) {
     const records::RoundRecord r = detail::roundRecordFromJson(e.payload["record"]);
     report::RoundRecord out;
     out.number = r.number;
-    out.status = reportStatus(r.status);
+    out.status = r.status;
     out.description = r.description;
     out.aggregate = nanIfMissing(r.aggregate.value);
     if (out.aggregate == 0.0) out.aggregate = report::kNaN;
@@ -383,7 +360,7 @@ Outcome<ReportResult> CampaignEngine::report(const std::string& campaignDir) {
     }
     out.decisionReason = r.decisionReason;
     if (r.hypothesis) {
-      out.bucket = reportBucket(r.hypothesis->bucket);
+      out.bucket = r.hypothesis->bucket;
       report::Prediction p;
       p.metric = r.hypothesis->expected.metric;
       p.expectImprovement = r.hypothesis->expected.direction == records::EffectDirection::Increase;

@@ -7,14 +7,18 @@
 #include <utility>
 #include <vector>
 
+#include "campaign/round_vocabulary.h"
+
 namespace kopt::campaign::records {
 
-// Rule-11 buckets (loop-contract section 6): K1-K4 and W1 allowed, W2/W3 forbidden.
-enum class Rule11Bucket { K1, K2, K3, K4, W1, W2, W3 };
-const char* toString(Rule11Bucket b);  // "K1" ...
-std::optional<Rule11Bucket> rule11BucketFromString(const std::string& text);  // case-insensitive
-bool isAllowed(Rule11Bucket b);        // false for W2, W3
-const char* describe(Rule11Bucket b);  // "kernel-internal", ...
+// One vocabulary with the report and the tools (campaign/round_vocabulary.h).
+using campaign::describe;
+using campaign::isAccepted;
+using campaign::isAllowed;
+using campaign::RoundStatus;
+using campaign::Rule11Bucket;
+using campaign::rule11BucketFromString;
+using campaign::toString;
 
 enum class EffectDirection { Increase, Decrease };
 const char* toString(EffectDirection d);  // "increase", "decrease"
@@ -63,11 +67,6 @@ struct Aggregate {
   int passCount = 0;
   int shapeCount = 0;
 };
-
-enum class RoundStatus { Baseline, Accepted, AcceptedWithNote, RolledBack };
-// "BASELINE", "ACCEPTED", "ACCEPTED WITH NOTE", "ROLLED BACK": also the trend table's Status
-// cell (the turbo helper matches [A-Z_/ ]+ and counts "ROLL*" / "ACC*" prefixes).
-const char* toString(RoundStatus s);
 
 struct RollbackAnalysis {
   std::string change, expected, actual, rootCause, lesson;

@@ -4,20 +4,6 @@
 
 namespace kopt::campaign::report {
 
-const char* toString(RoundStatus status) {
-  switch (status) {
-    case RoundStatus::Baseline: return "BASELINE";
-    case RoundStatus::Accepted: return "ACCEPTED";
-    case RoundStatus::AcceptedWithNote: return "ACCEPTED_WITH_NOTE";
-    case RoundStatus::RolledBack: return "ROLLED_BACK";
-  }
-  return "?";
-}
-
-bool isAccepted(RoundStatus status) {
-  return status == RoundStatus::Accepted || status == RoundStatus::AcceptedWithNote;
-}
-
 const char* toString(ShapeVerdict verdict) {
   switch (verdict) {
     case ShapeVerdict::Improved: return "IMPROVED";
@@ -26,20 +12,6 @@ const char* toString(ShapeVerdict verdict) {
     case ShapeVerdict::Inconclusive: return "INCONCLUSIVE";
     case ShapeVerdict::Fail: return "FAIL";
     case ShapeVerdict::NotMeasured: return "NOT_MEASURED";
-  }
-  return "?";
-}
-
-const char* toString(Rule11Bucket bucket) {
-  switch (bucket) {
-    case Rule11Bucket::None: return "-";
-    case Rule11Bucket::K1: return "K1";
-    case Rule11Bucket::K2: return "K2";
-    case Rule11Bucket::K3: return "K3";
-    case Rule11Bucket::K4: return "K4";
-    case Rule11Bucket::W1: return "W1";
-    case Rule11Bucket::W2: return "W2";
-    case Rule11Bucket::W3: return "W3";
   }
   return "?";
 }

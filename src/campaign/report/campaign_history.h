@@ -9,22 +9,23 @@
 #include <string>
 #include <vector>
 
+#include "campaign/round_vocabulary.h"
+
 namespace kopt::campaign::report {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-enum class RoundStatus { Baseline, Accepted, AcceptedWithNote, RolledBack };
-const char* toString(RoundStatus status);  // "BASELINE", "ACCEPTED", "ACCEPTED_WITH_NOTE", "ROLLED_BACK"
-bool isAccepted(RoundStatus status);        // Accepted or AcceptedWithNote
+// One vocabulary with the records and the tools (campaign/round_vocabulary.h).
+using campaign::isAccepted;
+using campaign::RoundStatus;
+using campaign::Rule11Bucket;
+using campaign::bucketCell;
+using campaign::toString;
 
 // The statistical gate's per-shape verdict against the current best (loop contract section 7),
 // plus the two outcomes that are not statistics: a Check failure and a shape not measured.
 enum class ShapeVerdict { Improved, Same, Regressed, Inconclusive, Fail, NotMeasured };
 const char* toString(ShapeVerdict verdict);
-
-// Rule 11 buckets (loop contract section 6). None: the round declared no bucket (the baseline).
-enum class Rule11Bucket { None, K1, K2, K3, K4, W1, W2, W3 };
-const char* toString(Rule11Bucket bucket);  // "K1".."W3", "-" for None
 
 enum class TransferDecision { None, AcceptAsReal, AcceptWithAsterisk, RejectAsOverfit };
 const char* toString(TransferDecision decision);  // "ACCEPT-as-real", ...
@@ -47,7 +48,7 @@ struct Prediction {
 
 // The round summary's "Real-training transfer check" (loop contract section 6, rule 11).
 struct TransferCheck {
-  Rule11Bucket bucket = Rule11Bucket::None;
+  std::optional<Rule11Bucket> bucket;  // none: the round declared no bucket (the baseline)
   // W1 only: the most the gain can be worth in a real step, quant_time(weight)/step_time, in
   // percent. NaN: not estimated (the audit then counts the whole W1 gain as unbounded).
   double realGainBoundPct = kNaN;
@@ -65,7 +66,7 @@ struct RoundRecord {
   double noiseLo = kNaN;
   double noiseHi = kNaN;
   std::vector<ShapeResult> shapes;
-  Rule11Bucket bucket = Rule11Bucket::None;
+  std::optional<Rule11Bucket> bucket;  // none: the round declared no bucket (the baseline)
   std::string decisionReason;
   std::optional<Prediction> prediction;
   // Observed change of the aggregate against the current best in this round, percent, as the

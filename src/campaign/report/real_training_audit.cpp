@@ -27,8 +27,8 @@ AuditRow classify(const RoundRecord& round, double gain) {
   AuditRow row;
   row.round = round.number;
   row.benchmarkGainPct = gain;
-  Rule11Bucket bucket = round.bucket;
-  if (round.transfer && round.transfer->bucket != Rule11Bucket::None) bucket = round.transfer->bucket;
+  std::optional<Rule11Bucket> bucket = round.bucket;
+  if (round.transfer && round.transfer->bucket) bucket = round.transfer->bucket;
   row.bucket = bucket;
 
   if (round.transfer && round.transfer->decision == TransferDecision::RejectAsOverfit) {
@@ -37,7 +37,13 @@ AuditRow classify(const RoundRecord& round, double gain) {
     row.why = "its own transfer check says REJECT-as-overfit";
     return row;
   }
-  switch (bucket) {
+  if (!bucket) {
+    row.cls = AuditClass::RReal;
+    row.realGainPct = 0;
+    row.why = "no Rule-11 bucket declared: the gain cannot be attributed";
+    return row;
+  }
+  switch (*bucket) {
     case Rule11Bucket::K1:
     case Rule11Bucket::K2:
     case Rule11Bucket::K3:
@@ -63,14 +69,12 @@ AuditRow classify(const RoundRecord& round, double gain) {
     case Rule11Bucket::W3:
       row.cls = AuditClass::RReal;
       row.realGainPct = 0;
-      row.why = std::string("forbidden cache (") + toString(bucket) + ") does not transfer";
+      row.why = std::string("forbidden cache (") + toString(*bucket) + ") does not transfer";
       return row;
-    case Rule11Bucket::None:
-      break;
   }
   row.cls = AuditClass::RReal;
   row.realGainPct = 0;
-  row.why = "no Rule-11 bucket declared: the gain cannot be attributed";
+  row.why = "unknown Rule-11 bucket";
   return row;
 }
 

@@ -17,7 +17,7 @@ const char* toString(AuditClass cls);  // "S_real", "W_real", "R_real"
 
 struct AuditRow {
   int round = 0;
-  Rule11Bucket bucket = Rule11Bucket::None;
+  std::optional<Rule11Bucket> bucket;
   AuditClass cls = AuditClass::RReal;
   double benchmarkGainPct = kNaN;  // this round's aggregate against the best before it
   double realGainPct = kNaN;       // what transfers: the benchmark gain, bounded for W1, 0 for R

@@ -8,7 +8,7 @@ using namespace kopt::campaign::report;
 
 namespace {
 
-RoundRecord accepted(int number, double aggregate, Rule11Bucket bucket) {
+RoundRecord accepted(int number, double aggregate, std::optional<Rule11Bucket> bucket) {
   RoundRecord r;
   r.number = number;
   r.status = RoundStatus::Accepted;
@@ -67,7 +67,7 @@ TEST_CASE("W2/W3 and unattributed gains are R_real, which must be 0") {
   CHECK((a.verdict == TransferDecision::RejectAsOverfit));
 
   auto none = withBaseline(100);
-  none.rounds.push_back(accepted(2, 105, Rule11Bucket::None));
+  none.rounds.push_back(accepted(2, 105, std::nullopt));
   CHECK((auditRealTraining(none).verdict == TransferDecision::RejectAsOverfit));
 
   auto rejected = withBaseline(100);

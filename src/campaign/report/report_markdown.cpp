@@ -184,7 +184,7 @@ void writeRounds(std::ostringstream& out, const CampaignHistory& h) {
                              ? "—"
                              : signedPercent(observedChange(r, bestBefore[r.number], h.higherIsBetter), 3);
     out << "| " << r.number << " | " << toString(r.status) << " | " << cell(r.description) << " | "
-        << toString(r.bucket) << " | " << value(r.aggregate) << " | " << change << " | " << band << " | "
+        << bucketCell(r.bucket) << " | " << value(r.aggregate) << " | " << change << " | " << band << " | "
         << cell(brief(r.decisionReason, kReasonChars)) << " |\n";
   }
   out << "\n";
@@ -196,7 +196,7 @@ void writeDirections(std::ostringstream& out, const CampaignHistory& h) {
   for (const auto& r : h.rounds) {
     if (r.status == RoundStatus::Baseline) continue;
     double change = observedChange(r, bestBefore[r.number], h.higherIsBetter);
-    std::string line = "- " + roundName(r.number) + " (" + toString(r.bucket) + "): " +
+    std::string line = "- " + roundName(r.number) + " (" + bucketCell(r.bucket) + "): " +
                        inlineText(r.description.empty() ? "(no description)" : r.description) + ": " +
                        signedPercent(change, 3);
     if (isAccepted(r.status)) {
@@ -263,7 +263,7 @@ void writeAudit(std::ostringstream& out, const CampaignHistory& h) {
   }
   out << "| Round | Bucket | Class | Benchmark gain | Real gain | Why |\n|---|---|---|---:|---:|---|\n";
   for (const auto& row : a.rows) {
-    out << "| " << row.round << " | " << toString(row.bucket) << " | " << toString(row.cls) << " | "
+    out << "| " << row.round << " | " << bucketCell(row.bucket) << " | " << toString(row.cls) << " | "
         << signedPercent(row.benchmarkGainPct, 3) << " | " << signedPercent(row.realGainPct, 3) << " | "
         << cell(row.why) << " |\n";
   }

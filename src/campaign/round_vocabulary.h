@@ -1,0 +1,26 @@
+#pragma once
+// The words a round's outcome is told in, defined once for the records, the tools' results and the
+// report: each used to have its own enum with its own spellings ("ROLLED BACK" in the records,
+// "ROLLED_BACK" in the report) and the engine mapped one onto the other.
+#include <optional>
+#include <string>
+
+namespace kopt::campaign {
+
+enum class RoundStatus { Baseline, Accepted, AcceptedWithNote, RolledBack };
+// "BASELINE", "ACCEPTED", "ACCEPTED WITH NOTE", "ROLLED BACK": the loop contract's words (round
+// summary, trend table, optimize log, ledger, tools' results and the report alike; the turbo
+// helper matches [A-Z_/ ]+ in the trend table and counts "ROLL*" / "ACC*" prefixes).
+const char* toString(RoundStatus s);
+bool isAccepted(RoundStatus s);  // Accepted or AcceptedWithNote
+
+// Rule-11 buckets (loop-contract section 6): K1-K4 and W1 allowed, W2/W3 forbidden. A round that
+// declared none (the baseline) holds std::nullopt.
+enum class Rule11Bucket { K1, K2, K3, K4, W1, W2, W3 };
+const char* toString(Rule11Bucket b);                                       // "K1" ...
+std::string bucketCell(const std::optional<Rule11Bucket>& b);  // "K1" ..., "-" for none (a table cell)
+std::optional<Rule11Bucket> rule11BucketFromString(const std::string& text);  // case-insensitive
+bool isAllowed(Rule11Bucket b);        // false for W2, W3
+const char* describe(Rule11Bucket b);  // "kernel-internal", ...
+
+}  // namespace kopt::campaign

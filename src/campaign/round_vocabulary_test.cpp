@@ -1,0 +1,34 @@
+#include "campaign/round_vocabulary.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace kopt::campaign;
+
+TEST_CASE("Rule-11 buckets parse case-insensitively; W2/W3 are forbidden") {
+  CHECK(rule11BucketFromString(" k3 ") == std::optional<Rule11Bucket>(Rule11Bucket::K3));
+  CHECK(rule11BucketFromString("W1") == std::optional<Rule11Bucket>(Rule11Bucket::W1));
+  CHECK_FALSE(rule11BucketFromString("K5").has_value());
+  CHECK_FALSE(rule11BucketFromString("").has_value());
+  for (auto b : {Rule11Bucket::K1, Rule11Bucket::K2, Rule11Bucket::K3, Rule11Bucket::K4, Rule11Bucket::W1})
+    CHECK(isAllowed(b));
+  CHECK_FALSE(isAllowed(Rule11Bucket::W2));
+  CHECK_FALSE(isAllowed(Rule11Bucket::W3));
+  CHECK(std::string(describe(Rule11Bucket::K3)) == "single-launch fusion");
+}
+
+TEST_CASE("a round without a bucket reads '-' in a table cell") {
+  CHECK(bucketCell(Rule11Bucket::W1) == "W1");
+  CHECK(bucketCell(std::nullopt) == "-");
+}
+
+TEST_CASE("status names are the loop contract's, and what the turbo helper counts (ROLL*, ACC*)") {
+  CHECK(std::string(toString(RoundStatus::Baseline)) == "BASELINE");
+  CHECK(std::string(toString(RoundStatus::Accepted)) == "ACCEPTED");
+  CHECK(std::string(toString(RoundStatus::AcceptedWithNote)) == "ACCEPTED WITH NOTE");
+  CHECK(std::string(toString(RoundStatus::RolledBack)) == "ROLLED BACK");
+  CHECK(isAccepted(RoundStatus::AcceptedWithNote));
+  CHECK_FALSE(isAccepted(RoundStatus::Baseline));
+  CHECK_FALSE(isAccepted(RoundStatus::RolledBack));
+}
