@@ -92,6 +92,22 @@ refused timer "steady_clock::now" "a kernel redefining steady_clock::now"
 fresh rewrite
 sh "$exploits/make_variant.sh" "$src/kernels/cpu/gemm.cpp" "$exploits/results_rewrite.cpp" REWRITE_MODE=1 >"$work/rewrite/gemm.cpp"
 refused rewrite "'atexit'" "a kernel registering an exit handler"
+# Issue 12, class 8: an explicit specialisation of a std template the harness also instantiates
+# (a strong definition replaces the harness's weak copy at link), and code that runs before main.
+fresh special
+cat >>"$work/special/gemm.cpp" <<'EOF2'
+#include <algorithm>
+namespace std {
+template <> void fill<double*, double>(double* a, double* b, const double& v) { for (; a != b; ++a) *a = v * 0.5; }
+}
+EOF2
+refused special "'_ZSt4fillIPddEvT_S1_RKT0_'.* as a strong symbol" "a kernel specialising std::fill"
+fresh atload
+sh "$exploits/make_variant.sh" "$src/kernels/cpu/gemm.cpp" "$exploits/session_daemon.cpp" DAEMON_AT_LOAD=1 >"$work/atload/gemm.cpp"
+refused atload "'.init_array' section" "a kernel starting a daemon from a static initializer"
+fresh ctor
+echo 'namespace cpu_gemm { volatile int early; } __attribute__((constructor)) static void cpu_gemm_early() { cpu_gemm::early = 1; }' >>"$work/ctor/gemm.cpp"
+refused ctor "'.init_array' section" "a kernel with a constructor function"
 if command -v cmake >/dev/null; then  # the cmake build audits with the same rules
   if cmake -S "$work/clock" -B "$work/clock-cmake" >/dev/null 2>&1 && cmake --build "$work/clock-cmake" >"$work/clock-cmake.log" 2>&1; then
     fail "cmake linked a kernel defining clock_gettime"
