@@ -685,6 +685,7 @@ Result run_isolated(const Shape& s, const Options& o, const Pool& pool) {
   }
   if (pid == 0) {
     ::close(fds[0]);
+    bench::confine_or_say(kHarnessName);
     write_all(fds[1], encode(run_in_process(s, o, pool)));
     ::close(fds[1]);
     std::fflush(nullptr);
@@ -721,8 +722,8 @@ Result run_isolated(const Shape& s, const Options& o, const Pool& pool) {
     return failed_result();
   }
   if (WIFSIGNALED(status)) {
-    std::cerr << kHarnessName << ": shape " << s.label << ": crashed with signal " << WTERMSIG(status)
-              << " (" << strsignal(WTERMSIG(status)) << ")\n";
+    std::cerr << kHarnessName << ": shape " << s.label << ": crashed with " << bench::signal_text(WTERMSIG(status))
+              << "\n";
     return failed_result();
   }
   Result r;
@@ -992,6 +993,7 @@ class GemmWorker {
   }
   std::cerr << kHarnessName << ": " << cpu_gemm::config_string() << "; serving worker protocol "
             << bench::wire::kProtocol << "\n";
+  bench::confine_or_say(kHarnessName);  // the channel is open: the worker needs nothing the filter denies
   GemmWorker worker(o);
   bench::wire::Harness h;
   h.name = kHarnessName;
@@ -1023,6 +1025,7 @@ int main(int argc, char** argv) {
   make_pool(o.seed, &pool);
   std::vector<Result> results;
   std::string csv = std::string(kCsvHeader) + "\n";
+  if (!o.isolate) bench::confine_or_say(kHarnessName);  // the kernel runs here; no child is forked
   for (const auto& s : shapes) {
     results.push_back(o.isolate ? run_isolated(s, o, pool) : run_in_process(s, o, pool));
     csv += csv_row(s, results.back());

@@ -571,6 +571,7 @@ Result run_isolated(const Shape& s, const Options& o, Pool& pool) {
   }
   if (pid == 0) {
     ::close(fds[0]);
+    bench::confine_or_say(kName);
     std::string msg;
     try {
       msg = encode(measure(s, o, pool));
@@ -616,7 +617,7 @@ Result run_isolated(const Shape& s, const Options& o, Pool& pool) {
   Result r;
   if (decode(text, r)) return r;
   if (timed_out) r.notes.push_back("no result within --shape-timeout-s " + bench::fmt(o.shape_timeout_s) + " s (hang)");
-  else if (WIFSIGNALED(status)) r.notes.push_back("the shape crashed (signal " + std::to_string(WTERMSIG(status)) + ")");
+  else if (WIFSIGNALED(status)) r.notes.push_back("the shape crashed (" + bench::signal_text(WTERMSIG(status)) + ")");
   else r.notes.push_back("the shape's process exited without a result (status " + std::to_string(status) + ")");
   return r;
 }
@@ -828,6 +829,7 @@ class GroupedWorker {
   }
   std::cerr << kName << ": " << cpu_gemm::grouped::config_string()
             << "; group sizes drawn from the request seeds; serving worker protocol " << bench::wire::kProtocol << "\n";
+  bench::confine_or_say(kName);  // the channel is open: the worker needs nothing the filter denies
   GroupedWorker worker(o);
   bench::wire::Harness h;
   h.name = kName;
@@ -863,6 +865,7 @@ int main(int argc, char** argv) {
   std::string csv = std::string(kHeader) + "\n";
   std::string samples = "{\"kopt_samples\":1,\"harness\":\"" + std::string(kName) + "\",\"device\":\"" +
                         bench::json_escape(bench::cpu_model()) + "\",\"seed\":" + std::to_string(o.seed) + "}\n";
+  if (!o.isolate) bench::confine_or_say(kName);  // the kernel runs here; no child is forked
   for (const auto& s : shapes) {
     Result r;
     if (o.isolate) {

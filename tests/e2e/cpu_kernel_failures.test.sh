@@ -108,6 +108,40 @@ refused atload "'.init_array' section" "a kernel starting a daemon from a static
 fresh ctor
 echo 'namespace cpu_gemm { volatile int early; } __attribute__((constructor)) static void cpu_gemm_early() { cpu_gemm::early = 1; }' >>"$work/ctor/gemm.cpp"
 refused ctor "'.init_array' section" "a kernel with a constructor function"
+# Raw system calls name no symbol, so they pass the audit; the harness confines the process that
+# calls the kernel (seccomp), and such a call ends the shape with SIGSYS, named in its FAIL.
+raw_call_killed() {  # $1 dir (built by build.sh), $2 what
+  "$work/$1/build/cpu_gemm_bench" --shapes sq96 --summary-csv "$work/$1.csv" --samples "$work/$1.jsonl" \
+    --time-cap-ms 20 --min-samples 3 2>"$work/$1.err" || fail "$2: the harness exited non-zero"
+  cat "$work/$1.err" >&2
+  grep -q '^sq96,1,96,96,96,FAIL,nan' "$work/$1.csv" || fail "$2: sq96 should FAIL: $(cat "$work/$1.csv")"
+  grep -q "sq96: crashed with signal $(kill -l SYS 2>/dev/null || echo 31) .*forbids" "$work/$1.err" ||
+    fail "$2: the FAIL does not name the forbidden system call"
+}
+if [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ]; then
+  fresh rawfork
+  sh "$exploits/make_variant.sh" "$src/kernels/cpu/gemm.cpp" "$exploits/session_daemon.cpp" >"$work/rawfork/gemm.cpp"
+  (cd "$work/rawfork" && ./build.sh) || fail "the first-call daemon kernel should pass the audit"
+  raw_call_killed rawfork "a kernel forking a daemon with a raw system call in its first call"
+  fresh rawexec
+  python3 - "$work/rawexec/gemm.cpp" <<'EOF2'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+anchor = "void forward(const float* A, const float* B, float* C, int M, int N, int K) {\n"
+assert anchor in s, "gemm.cpp forward() signature changed; update this test"
+# mprotect(page of forward, 4096, PROT_READ|PROT_WRITE|PROT_EXEC) by raw system call: the first
+# step of patching the harness's code from inside a call.
+plant = anchor + """  {
+    long r, page = reinterpret_cast<long>(&forward) & ~4095L;
+    asm volatile("syscall" : "=a"(r) : "a"(10L), "D"(page), "S"(4096L), "d"(7L) : "rcx", "r11", "memory");
+  }
+"""
+open(p, "w").write(s.replace(anchor, plant))
+EOF2
+  (cd "$work/rawexec" && ./build.sh) || fail "the raw mprotect kernel should pass the audit"
+  raw_call_killed rawexec "a kernel making its code page writable and executable"
+fi
 if command -v cmake >/dev/null; then  # the cmake build audits with the same rules
   if cmake -S "$work/clock" -B "$work/clock-cmake" >/dev/null 2>&1 && cmake --build "$work/clock-cmake" >"$work/clock-cmake.log" 2>&1; then
     fail "cmake linked a kernel defining clock_gettime"
@@ -116,7 +150,9 @@ if command -v cmake >/dev/null; then  # the cmake build audits with the same rul
 fi
 
 # --- the same hostile kernels linked without the audit (a hand-made build): the harness itself ---
-# ends with _exit (no exit handler rewrites its files) and FAILs a call that leaves a thread.
+# ends with _exit (no exit handler rewrites its files), and a call that starts a thread is killed
+# by the confinement (SIGSYS on clone) before the thread runs: a FAIL that names it. (Where seccomp
+# is unavailable, the thread census behind it FAILs the call that left a thread.)
 c++ -std=c++17 -O2 -o "$work/rewrite/bench" "$work/rewrite/gemm.cpp" "$work/rewrite/bench.cpp"
 "$work/rewrite/bench" --shapes sq96,odd --summary-csv "$work/rw.csv" --samples "$work/rw.jsonl" \
   --time-cap-ms 20 --min-samples 3 2>/dev/null || fail "rewrite-kernel harness exited non-zero"
@@ -134,7 +170,7 @@ c++ -std=c++17 -O2 -o "$work/thread/bench" "$work/thread/gemm.cpp" "$work/thread
 "$work/thread/bench" --shapes sq96 --summary-csv "$work/th.csv" --time-cap-ms 20 --min-samples 3 \
   2>"$work/th.err" || fail "thread-kernel harness exited non-zero"
 [ "$(sed -n 2p "$work/th.csv" | cut -d, -f6)" = "FAIL" ] || fail "a kernel leaving threads must FAIL: $(cat "$work/th.csv")"
-grep -q "sq96: .* timed call(s) left a thread running" "$work/th.err" || { cat "$work/th.err" >&2; fail "the stray thread is not reported"; }
+grep -q "sq96: crashed with signal .*forbids" "$work/th.err" || { cat "$work/th.err" >&2; fail "the thread's clone is not reported"; }
 
 # --- the honest kernel at every knob value of README's recipes still links and passes -----------
 for knobs in "" "GEMM_UNROLL=8" "GEMM_UNROLL=8 GEMM_TILE_N=20" "GEMM_UNROLL=8 GEMM_K_TAIL_FIX=0" \
