@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Issue 11 and 15 in one device call:
+#  1. the launch-free reference of both Triton kernels with the harness's L2 flush as shipped
+#     (zeroing: the whole L2 left dirty) and with a reading flush (clean lines): does the flush's
+#     write-back land in the next call's time once nothing on the host separates them?
+#  2. scripted campaigns (SCRIPT:SECONDS ...) through kopt's MCP tools, via h200_campaigns.sh.
+# From the repository root on the GPU machine with build-gpu-bundle carried; everything lands in
+# $OUT/all.tgz (the device tool returns only a handful of files per call).
+#   bash tools/gpu/flush_reference_and_campaigns.sh SCRIPT:SECONDS [SCRIPT:SECONDS ...]
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+FINAL=${OUT:-$ROOT/out-flush-campaigns}
+work=$(mktemp -d)
+export PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=/tmp/kopt-campaigns/triton-cache
+mkdir -p /tmp/kopt-campaigns
+{ date -u; git log -1 --format=%H 2>/dev/null; nvidia-smi --query-gpu=name,driver_version --format=csv; } >"$work/env.txt" 2>&1
+for k in matmul rmsnorm; do
+  for mode in zero read; do
+    flag=(); [ "$mode" = read ] && flag=(--read-flush)
+    start=$(date +%s)
+    timeout 80 python3 tools/gpu/launch_free_reference.py "kernels/triton/${k}_bench.py" "${flag[@]}" \
+      --out "$work/reference-$k-$mode.jsonl" >"$work/reference-$k-$mode.log" 2>&1
+    echo "reference $k $mode flush: exit $? after $(( $(date +%s) - start ))s" >>"$work/env.txt"
+  done
+done
+[ $# -gt 0 ] && OUT=$work bash tools/gpu/h200_campaigns.sh "$@"
+mkdir -p "$FINAL"
+tar czf "$FINAL/all.tgz" -C "$work" .
+cat "$work/env.txt"
