@@ -359,22 +359,24 @@ inline std::string confine_kernel_calls() {
     jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(n), 0, 1);
     stmt(BPF_RET | BPF_K, kKill);
   }
+  // System call n decided by the low 32 bits of one argument: `test` (BPF_JSET or BPF_JEQ) against
+  // k gives `when_true`, else `when_false`. Other calls skip the block with nr still loaded.
+  auto by_argument = [&](long n, int arg, std::uint16_t test, std::uint32_t k, std::uint32_t when_true,
+                         std::uint32_t when_false) {
+    jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(n), 0, 4);
+    stmt(BPF_LD | BPF_W | BPF_ABS, arg_low(arg));
+    jump(BPF_JMP | test | BPF_K, k, 0, 1);
+    stmt(BPF_RET | BPF_K, when_true);
+    stmt(BPF_RET | BPF_K, when_false);
+  };
   // mmap, mprotect, pkey_mprotect: the protection is the third argument; PROT_EXEC kills.
   for (long n : {static_cast<long>(SYS_mmap), static_cast<long>(SYS_mprotect), static_cast<long>(SYS_pkey_mprotect)}) {
-    jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(n), 0, 4);
-    stmt(BPF_LD | BPF_W | BPF_ABS, arg_low(2));
-    jump(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1);
-    stmt(BPF_RET | BPF_K, kKill);
-    stmt(BPF_RET | BPF_K, kAllow);
+    by_argument(n, 2, BPF_JSET, PROT_EXEC, kKill, kAllow);
   }
   // kill, tkill, tgkill: only this process itself (abort() raises SIGABRT that way).
   const auto self = static_cast<std::uint32_t>(::getpid());
   for (long n : {static_cast<long>(SYS_kill), static_cast<long>(SYS_tkill), static_cast<long>(SYS_tgkill)}) {
-    jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(n), 0, 4);
-    stmt(BPF_LD | BPF_W | BPF_ABS, arg_low(0));
-    jump(BPF_JMP | BPF_JEQ | BPF_K, self, 0, 1);
-    stmt(BPF_RET | BPF_K, kAllow);
-    stmt(BPF_RET | BPF_K, kKill);
+    by_argument(n, 0, BPF_JEQ, self, kAllow, kKill);
   }
   stmt(BPF_RET | BPF_K, kAllow);
   sock_fprog prog{static_cast<unsigned short>(f.size()), f.data()};
