@@ -3,7 +3,8 @@
 #  1. the launch-free reference of both Triton kernels with the harness's L2 flush as shipped
 #     (zeroing: the whole L2 left dirty) and with a reading flush (clean lines): does the flush's
 #     write-back land in the next call's time once nothing on the host separates them?
-#  2. scripted campaigns (SCRIPT:SECONDS ...) through kopt's MCP tools, via h200_campaigns.sh.
+#  2. the same question on the native HIP RMSNorm (--read-flush), when build-hip-cover/ is carried;
+#  3. scripted campaigns (SCRIPT:SECONDS ...) through kopt's MCP tools, via h200_campaigns.sh.
 # From the repository root on the GPU machine with build-gpu-bundle carried; everything lands in
 # $OUT/all.tgz (the device tool returns only a handful of files per call).
 #   bash tools/gpu/flush_reference_and_campaigns.sh SCRIPT:SECONDS [SCRIPT:SECONDS ...]
@@ -24,6 +25,19 @@ for k in matmul rmsnorm; do
     echo "reference $k $mode flush: exit $? after $(( $(date +%s) - start ))s" >>"$work/env.txt"
   done
 done
+# The native HIP RMSNorm (build-hip-cover carried, built with tools/hip_bench/build_kernels.sh): the
+# cover with the overwriting flush, the cover with the reading flush, no cover; twice, alternated.
+if [ -x build-hip-cover/kopt_hip_rmsnorm_bench ]; then
+  for rep in 1 2; do
+    for mode in cover-write cover-read none-write; do
+      flags=(); case $mode in cover-read) flags=(--read-flush) ;; none-write) flags=(--no-launch-cover) ;; esac
+      timeout 60 build-hip-cover/kopt_hip_rmsnorm_bench "${flags[@]}" --time-cap-s 0.3 --max-samples 100 \
+        --summary-csv "$work/hip-rmsnorm-$mode-$rep.csv" --samples "$work/hip-rmsnorm-$mode-$rep.jsonl" \
+        >"$work/hip-rmsnorm-$mode-$rep.log" 2>&1
+      echo "hip rmsnorm $mode $rep: exit $?" >>"$work/env.txt"
+    done
+  done
+fi
 [ $# -gt 0 ] && OUT=$work bash tools/gpu/h200_campaigns.sh "$@"
 mkdir -p "$FINAL"
 tar czf "$FINAL/all.tgz" -C "$work" .

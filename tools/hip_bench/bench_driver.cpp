@@ -118,6 +118,7 @@ int runBench(const std::vector<std::string>& args, const BenchDefinition& bench,
   ctx.sampling = a.sampling;
   ctx.flushBytes = a.flushBytes;
   ctx.launchCover = a.launchCover;
+  ctx.flushMode = a.flushMode;
   try {
     if (bench.setUp) bench.setUp(ctx);
   } catch (const std::exception& e) {

@@ -1,21 +1,25 @@
 #pragma once
 // The cold-cache flush written between timed calls, outside the timed region: reset any
-// persisting-L2 window (NVIDIA), then overwrite a buffer at least twice the last-level cache.
+// persisting-L2 window (NVIDIA), then overwrite (FlushMode::Write) or read (FlushMode::Read) a
+// buffer at least twice the last-level cache.
 #include <cstdint>
 
 #include "device/hip_portability.h"
+#include "hip_bench/flush_mode.h"
 #include "hip_bench/gpu/device_buffer.h"
 
 namespace kopt::hipbench {
 
 class L2Flusher {
  public:
-  explicit L2Flusher(std::uint64_t bytes);
+  L2Flusher(std::uint64_t bytes, FlushMode mode);
   void flush(hipStream_t stream = nullptr);
   std::uint64_t bytes() const { return buffer_.bytes(); }
 
  private:
   DeviceBuffer<unsigned char> buffer_;
+  DeviceBuffer<unsigned> sink_;  // Read: written only if the XOR of the buffer hits a magic value
+  FlushMode mode_;
   int value_ = 0;  // alternates, so no memory system can skip a write of identical bytes
 };
 
