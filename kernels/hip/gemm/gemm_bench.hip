@@ -246,7 +246,8 @@ int main(int argc, char** argv) {
   bench.setUp = [](const RunContext& ctx) {
     DeviceContext& dev = device();
     if (!ctx.checkOnly) {
-      flusher() = std::make_unique<L2Flusher>(ctx.flushBytes ? *ctx.flushBytes : defaultFlushBytes(dev.l2Bytes, dev.amd));
+      flusher() = std::make_unique<L2Flusher>(ctx.flushBytes ? *ctx.flushBytes : defaultFlushBytes(dev.l2Bytes, dev.amd),
+                                             ctx.flushMode);
     }
   };
   bench.runShape = runShape;
