@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "mcp/elastic_pool.h"
+#include "mcp/guarded_http_server.h"
 #include "mcp/protocol_version.h"
 
 namespace kopt::mcp {
@@ -236,7 +237,8 @@ struct HttpTransport::Impl {
   const Registry& registry;
   const ServerInfo info;
   const HttpOptions options;
-  httplib::Server server;
+  // Connection handling (request read limit, head readers) is kopt's: guarded_http_server.h.
+  GuardedHttpServer server{options.connections};
   int boundPort = -1;
   std::atomic<bool> stopping{false};
 
@@ -251,9 +253,10 @@ struct HttpTransport::Impl {
     // second waits for the client's delayed ACK, about 40 ms per keep-alive request (docs/robustness.md, item 4).
     // Set on the listening socket; Linux copies it to every accepted one.
     server.set_tcp_nodelay(true);
+    // Keep-alive as served by GuardedHttpServer (ConnectionLimits: 1000 requests, 3 s idle, short
+    // because an idle connection holds a worker and stop() waits for it); the values are set here
+    // too because cpp-httplib announces them in its Keep-Alive header.
     server.set_keep_alive_max_count(1000);
-    // Short: an idle keep-alive connection holds a worker, and stop() waits for it to time out.
-    // Clients learn the value from the Keep-Alive header and close idle connections before it.
     server.set_keep_alive_timeout(3);
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       return admit(req, res) ? httplib::Server::HandlerResponse::Unhandled : httplib::Server::HandlerResponse::Handled;
@@ -278,6 +281,7 @@ struct HttpTransport::Impl {
 
   // DNS-rebinding protection and authentication, before any routing.
   bool admit(const httplib::Request& req, httplib::Response& res) {
+    GuardedHttpServer::headRead();
     // kopt has no OAuth: its discovery documents do not exist. A 401 there made Claude Code try
     // dynamic client registration and report that failure instead of using the configured
     // Authorization header; a 404 lets clients fall back to it.

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "mcp/guarded_http_server.h"
 #include "mcp/registry.h"
 #include "mcp/server.h"
 
@@ -26,6 +27,7 @@ struct HttpOptions {
   std::size_t maxSessions = 1024;       // beyond: the least recently used idle session is ended
   std::size_t maxWorkerThreads = 1024;  // connections + open streams served at once
   std::chrono::seconds keepAliveComment{10};  // SSE comment interval; also how a gone peer is noticed
+  ConnectionLimits connections;  // request read limit, head readers, keep-alive (guarded_http_server.h)
 };
 
 class HttpTransport {

@@ -11,6 +11,12 @@
 #include <vector>
 
 #include <thread>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <poll.h>
+#include <unistd.h>
 
 using namespace kopt::mcp;
 
@@ -252,4 +258,82 @@ TEST_CASE("HTTP: accepted connections have TCP_NODELAY (no Nagle delay between a
   const auto flags = serverSideNoDelay(server.port);
   REQUIRE_FALSE(flags.empty());
   for (int flag : flags) CHECK(flag != 0);
+}
+
+namespace {
+// A slowloris peer: connects, then sends `head` a byte at a time, `gap` apart, never finishing it
+// (after the head, one more byte of a header value each time), until stopped or until the server
+// closes the connection, which it counts in `closed` and announces on `cv`.
+struct SlowPeers {
+  std::atomic<bool> stop{false};
+  std::atomic<int> closed{0};
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<std::thread> threads;
+
+  void start(int port, int count, std::chrono::milliseconds gap) {
+    for (int k = 0; k < count; ++k) {
+      threads.emplace_back([this, port, gap] {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<std::uint16_t>(port));
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+        const std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+        for (std::size_t i = 0; !stop; ++i) {
+          const char c = i < head.size() ? head[i] : 'a';
+          bool gone = ::send(fd, &c, 1, MSG_NOSIGNAL) <= 0;
+          pollfd p{fd, POLLIN, 0};
+          if (!gone && ::poll(&p, 1, static_cast<int>(gap.count())) > 0) {
+            char buf[256];
+            gone = ::recv(fd, buf, sizeof buf, 0) <= 0;  // the server sends nothing but its close
+          }
+          if (gone) {
+            std::lock_guard<std::mutex> lock(mutex);
+            ++closed;
+            cv.notify_all();
+            break;
+          }
+        }
+        ::close(fd);
+      });
+    }
+  }
+  // Waits until the server closed `n` of them. The 60 s bound only keeps a broken server from
+  // hanging the test; the defence ends them within about a second.
+  bool waitClosed(int n) {
+    std::unique_lock<std::mutex> lock(mutex);
+    return cv.wait_for(lock, std::chrono::seconds(60), [&] { return closed >= n; });
+  }
+  ~SlowPeers() {
+    stop = true;
+    for (auto& t : threads) t.join();
+  }
+};
+}  // namespace
+
+TEST_CASE("HTTP: slowloris: with the head readers full, the longest-waiting one is ended, and requests still go through") {
+  HttpOptions options;
+  options.maxWorkerThreads = 8;
+  options.connections.headReaders = 2;
+  Running server(options);
+  SlowPeers peers;
+  peers.start(server.port, 3, std::chrono::milliseconds(200));
+  // Three heads trickling in, room for two: one is ended although each byte comes well within the
+  // per-read timeout (cpp-httplib's own handling kept all three for as long as they trickled).
+  CHECK(peers.waitClosed(1));
+  httplib::Client client("127.0.0.1", server.port);
+  auto r = client.Post("/mcp", accept(), kInit, "application/json");
+  REQUIRE(r);
+  CHECK(r->status == 200);
+}
+
+TEST_CASE("HTTP: slowloris: a request not read whole within the request read limit ends its connection") {
+  HttpOptions options;
+  options.connections.requestReadLimit = std::chrono::milliseconds(1000);
+  Running server(options);
+  SlowPeers peers;
+  peers.start(server.port, 1, std::chrono::milliseconds(200));
+  CHECK(peers.waitClosed(1));
 }
