@@ -675,8 +675,12 @@ class Device:
         return free
 
     def cold(self):
-        """Before a timed call (queued): overwrite the whole L2/LLC."""
-        self.flush_buf.zero_()
+        """Before a timed call (queued): evict the whole L2/LLC by reading the flush buffer. Reading
+        leaves clean lines behind; overwriting it, as the harness did before, left the whole L2 dirty,
+        and with the calls queued back to back that write-back ran inside the next timed call: 0.2 to
+        10.8 us per call on the H200, 2-11 % of a small memory-bound kernel (docs/gpu-validation.md,
+        ninth session). The reduction's 0-d result is kept until the next flush."""
+        self._flush_read = self.flush_buf.max()
 
     def poison_allocator(self, specs):
         """Fill free caching-allocator blocks of the output sizes with NaN, so an output that the

@@ -86,23 +86,17 @@ def main(argv=None):
     ap.add_argument("--replays", type=int, default=7, help="graph replays; the median is kept (default 7)")
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--out", help="also write the JSON lines here")
-    ap.add_argument("--read-flush", action="store_true",
-                    help="flush the L2 by reading the flush buffer (clean lines) instead of zeroing it: "
-                         "the harness's zeroing leaves the whole L2 dirty, and its write-back runs during "
-                         "the next call once nothing on the host separates them")
+    ap.add_argument("--write-flush", action="store_true",
+                    help="flush the L2 by zeroing the flush buffer, as the harness did before it read it: "
+                         "the whole L2 left dirty, and its write-back runs during the next call")
     opts = ap.parse_args(argv)
 
     bench, base_dir = load_bench(opts.bench)
     h = bench.harness
     import torch
 
-    if opts.read_flush:
-        sink = {}
-
-        def read_cold(self):
-            sink["x"] = self.flush_buf.max()
-
-        h.Device.cold = read_cold
+    if opts.write_flush:
+        h.Device.cold = lambda self: self.flush_buf.zero_()
 
     cfg = dict(bench.CONFIG)
     shapes = h.validate_config(cfg)
@@ -137,7 +131,7 @@ def main(argv=None):
                       - queued_ms(torch, device, flush_only, opts.replays)) / n
             graph = (graph_ms(torch, with_call, opts.replays) - graph_ms(torch, flush_only, opts.replays)) / n
             diff_ms = harness_ms - queued
-            line = {"shape": shape["label"], "direction": direction, "read_flush": opts.read_flush, "harness_calls": opts.calls, "reference_calls": n,
+            line = {"shape": shape["label"], "direction": direction, "write_flush": opts.write_flush, "harness_calls": opts.calls, "reference_calls": n,
                     "harness_median_ms": round(harness_ms, 5), "queued_reference_ms": round(queued, 5),
                     "graph_reference_ms": round(graph, 5), "diff_us": round(diff_ms * 1e3, 2),
                     "diff_pct": round(100.0 * diff_ms / queued, 2),

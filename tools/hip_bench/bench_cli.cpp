@@ -72,8 +72,8 @@ std::variant<BenchArgs, CliError> parseBenchArgs(const std::vector<std::string>&
       out.checkOnly = true;
     } else if (opt == "--no-launch-cover") {
       out.launchCover = false;
-    } else if (opt == "--read-flush") {
-      out.flushMode = FlushMode::Read;
+    } else if (opt == "--write-flush") {
+      out.flushMode = FlushMode::Write;
     } else if (opt == "--list-shapes") {
       out.listShapes = true;
     } else if (opt == "--target-rsd" || opt == "--time-cap-s") {
@@ -116,7 +116,7 @@ std::string benchUsage(const std::string& program) {
          "options: --target-rsd F (0.005) --time-cap-s S (2, per shape) --min-samples N (10) --max-samples N (400)\n"
          "         --flush-mib N (default max(2 x L2, 256 MiB; 512 MiB on AMD))\n"
          "         --no-launch-cover (the device idle at each start event: only to measure the cover)\n"
-         "         --read-flush (evict the L2 by reading the flush buffer, not overwriting it)\n";
+         "         --write-flush (evict the L2 by overwriting the flush buffer: only to measure its write-back)\n";
 }
 
 }  // namespace kopt::hipbench

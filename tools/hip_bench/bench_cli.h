@@ -10,8 +10,8 @@
 //   --flush-mib N           L2/LLC flush buffer size (default: max(2 x L2, 256 MiB; 512 MiB on AMD)).
 //   --no-launch-cover       no spin in front of each timed call (gpu/launch_cover.h): the device is
 //                           idle when the start event executes. For measuring what the cover changes.
-//   --read-flush            evict the L2 by reading the flush buffer instead of overwriting it
-//                           (flush_mode.h): no write-back left for the timed call to share HBM with.
+//   --write-flush           evict the L2 by overwriting the flush buffer instead of reading it
+//                           (flush_mode.h): leaves a write-back for the timed call. For comparisons.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,7 +34,7 @@ struct BenchArgs {
   SamplingPolicy sampling;
   std::optional<std::uint64_t> flushBytes;
   bool launchCover = true;
-  FlushMode flushMode = FlushMode::Write;
+  FlushMode flushMode = FlushMode::Read;
 };
 
 struct CliError {

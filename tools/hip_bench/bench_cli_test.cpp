@@ -39,8 +39,8 @@ TEST_CASE("the harness's own options") {
   CHECK(*b.flushBytes == (512ull << 20));
   CHECK(b.launchCover);
   CHECK_FALSE(ok({"--summary-csv", "x", "--samples", "y", "--no-launch-cover"}).launchCover);
-  CHECK((b.flushMode == FlushMode::Write));
-  CHECK((ok({"--summary-csv", "x", "--samples", "y", "--read-flush"}).flushMode == FlushMode::Read));
+  CHECK((b.flushMode == FlushMode::Read));
+  CHECK((ok({"--summary-csv", "x", "--samples", "y", "--write-flush"}).flushMode == FlushMode::Write));
   CHECK(ok({"--list-shapes"}).listShapes);
 }
 

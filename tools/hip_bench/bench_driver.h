@@ -42,7 +42,7 @@ struct RunContext {
   SamplingPolicy sampling;
   std::optional<std::uint64_t> flushBytes;
   bool launchCover = true;  // see timeAdaptive
-  FlushMode flushMode = FlushMode::Write;
+  FlushMode flushMode = FlushMode::Read;
 };
 
 // A wrong answer found while timing (the per-sample spot check): the shape becomes a FAIL row.

@@ -1,7 +1,7 @@
 #pragma once
 // The cold-cache flush written between timed calls, outside the timed region: reset any
-// persisting-L2 window (NVIDIA), then overwrite (FlushMode::Write) or read (FlushMode::Read) a
-// buffer at least twice the last-level cache.
+// persisting-L2 window (NVIDIA), then read (FlushMode::Read, the default) or overwrite
+// (FlushMode::Write) a buffer at least twice the last-level cache.
 #include <cstdint>
 
 #include "device/hip_portability.h"
