@@ -39,7 +39,19 @@ void addressOf(const sockaddr_storage& addr, std::string& ip, int& port) {
   ip = text;
 }
 
+ssize_t receive(int fd, char* into, std::size_t size) {
+  ssize_t n;
+  do {
+    n = ::recv(fd, into, size, 0);
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
 }  // namespace
+
+bool DeadlineSocketStream::awaitRequest(std::chrono::milliseconds idle) const {
+  return bufferBegin_ < bufferEnd_ || waitReadable(fd_, idle);
+}
 
 bool waitReadable(int fd, std::chrono::milliseconds timeout) {
   return (pollFor(fd, POLLIN, timeout) & (POLLIN | POLLHUP | POLLERR)) != 0;
@@ -74,17 +86,8 @@ bool DeadlineSocketStream::is_writable() const {
 ssize_t DeadlineSocketStream::read(char* ptr, size_t size) {
   if (bufferBegin_ == bufferEnd_) {
     if (!is_readable()) return -1;
-    if (size >= sizeof buffer_) {  // a large read (a body) goes straight to the caller
-      ssize_t n;
-      do {
-        n = ::recv(fd_, ptr, size, 0);
-      } while (n < 0 && errno == EINTR);
-      return n;
-    }
-    ssize_t n;
-    do {
-      n = ::recv(fd_, buffer_, sizeof buffer_, 0);
-    } while (n < 0 && errno == EINTR);
+    if (size >= sizeof buffer_) return receive(fd_, ptr, size);  // a large read (a body): straight through
+    const ssize_t n = receive(fd_, buffer_, sizeof buffer_);
     if (n <= 0) return n;
     bufferBegin_ = 0;
     bufferEnd_ = static_cast<std::size_t>(n);

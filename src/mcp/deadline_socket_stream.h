@@ -20,6 +20,10 @@ class DeadlineSocketStream : public httplib::Stream {
 
   DeadlineSocketStream(int fd, std::chrono::milliseconds readTimeout, std::chrono::milliseconds writeTimeout);
 
+  // Whether another request's bytes are here (already read with the last request, pipelined) or
+  // arrive within `idle`.
+  bool awaitRequest(std::chrono::milliseconds idle) const;
+
   // Reads after `at` fail; std::nullopt: only the per-read timeout applies.
   void setReadDeadline(std::optional<Clock::time_point> at) { deadline_ = at; }
 

@@ -34,7 +34,7 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   DeadlineSocketStream stream(sock, limits_.readTimeout, limits_.writeTimeout);
   bool ok = false;
   for (std::size_t left = limits_.maxRequestsPerConnection; left > 0; --left) {
-    if (svr_sock_ == INVALID_SOCKET || !waitReadable(sock, limits_.keepAliveIdle)) break;
+    if (svr_sock_ == INVALID_SOCKET || !stream.awaitRequest(limits_.keepAliveIdle)) break;
     stream.setReadDeadline(DeadlineSocketStream::Clock::now() + limits_.requestReadLimit);
     HeadInProgress head{&heads_, heads_.begin(sock)};
     tCurrentHead = &head;

@@ -337,3 +337,33 @@ TEST_CASE("HTTP: slowloris: a request not read whole within the request read lim
   peers.start(server.port, 1, std::chrono::milliseconds(200));
   CHECK(peers.waitClosed(1));
 }
+
+TEST_CASE("HTTP: two requests sent in one packet (pipelined) are both answered") {
+  Running server(HttpOptions{});
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(server.port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  const std::string one = "GET /.well-known/oauth-protected-resource HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  const std::string both = one + one;
+  REQUIRE(::send(fd, both.data(), both.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(both.size()));
+  std::string got;
+  auto answers = [&] {
+    std::size_t n = 0;
+    for (std::size_t at = got.find("HTTP/1.1 404"); at != std::string::npos; at = got.find("HTTP/1.1 404", at + 1)) ++n;
+    return n;
+  };
+  // Reads until both answers are in; the 60 s poll bound only keeps a broken server from hanging.
+  while (answers() < 2) {
+    pollfd p{fd, POLLIN, 0};
+    REQUIRE(::poll(&p, 1, 60000) > 0);
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    REQUIRE(n > 0);
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  CHECK(answers() == 2);
+  ::close(fd);
+}
