@@ -84,7 +84,7 @@ flags="-std=c++17 ${CXXFLAGS:--O2} -Wall -Wextra"
 # shellcheck disable=SC2086
 ${CXX:-c++} $flags -c -o "$here/build/gemm.o" "$here/gemm.cpp"
 audit "$here/build/gemm.o" || { rm -f "$here/build/cpu_gemm_bench"; exit 1; }
-# shellcheck disable=SC2086
 # The harness first: where both hold a weak copy of a template, the first one linked is kept.
+# shellcheck disable=SC2086
 ${CXX:-c++} $flags -o "$here/build/cpu_gemm_bench.tmp" "$here/bench.cpp" "$here/build/gemm.o"
 mv -f "$here/build/cpu_gemm_bench.tmp" "$here/build/cpu_gemm_bench"

@@ -18,7 +18,7 @@ rm -f "$here/build/cpu_grouped_gemm_bench"
 # shellcheck disable=SC2086
 ${CXX:-c++} $flags -c -o "$here/build/grouped_gemm.o" "$here/grouped_gemm.cpp"
 sh "$audit" --audit "$here/build/grouped_gemm.o"
-# shellcheck disable=SC2086
 # The harness first: where both hold a weak copy of a template, the first one linked is kept.
+# shellcheck disable=SC2086
 ${CXX:-c++} $flags -o "$here/build/cpu_grouped_gemm_bench.tmp" "$here/bench.cpp" "$here/build/grouped_gemm.o"
 mv -f "$here/build/cpu_grouped_gemm_bench.tmp" "$here/build/cpu_grouped_gemm_bench"
