@@ -303,9 +303,10 @@ Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRever
   t.skewRobustness = q.skewRobustness;
   t.benchmarkGain = record.aggregate.deltaVsBestPct ? util::formatSignedPercent(*record.aggregate.deltaVsBestPct) : "n/a";
   t.estimatedRealGain = q.estimatedRealGain;
-  t.decision = q.transferDecision.empty() ? (accept ? (h.bucket == records::Rule11Bucket::W1 ? "ACCEPT-with-asterisk" : "ACCEPT-as-real")
-                                                    : "REJECT-as-overfit")
-                                          : q.transferDecision;
+  const TransferDecision byBucket = !accept ? TransferDecision::RejectAsOverfit
+                                    : h.bucket == records::Rule11Bucket::W1 ? TransferDecision::AcceptWithAsterisk
+                                                                            : TransferDecision::AcceptAsReal;
+  t.decision = q.transferDecision.empty() ? toString(byBucket) : q.transferDecision;
   record.transfer = t;
   record.lineageHead = open.lineageHead;
 

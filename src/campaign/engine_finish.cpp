@@ -296,19 +296,11 @@ namespace {
 
 report::ShapeVerdict reportVerdict(const std::string& v, const std::string& check) {
   if (!check.empty() && check != "PASS") return report::ShapeVerdict::Fail;
-  if (v == "IMPROVED") return report::ShapeVerdict::Improved;
-  if (v == "SAME") return report::ShapeVerdict::Same;
-  if (v == "REGRESSED") return report::ShapeVerdict::Regressed;
-  if (v == "INCONCLUSIVE") return report::ShapeVerdict::Inconclusive;
-  if (v == "FAIL") return report::ShapeVerdict::Fail;
-  return report::ShapeVerdict::NotMeasured;
+  return shapeVerdictFromString(v).value_or(report::ShapeVerdict::NotMeasured);
 }
 
 report::TransferDecision reportTransfer(const std::string& d) {
-  if (d == "ACCEPT-as-real") return report::TransferDecision::AcceptAsReal;
-  if (d == "ACCEPT-with-asterisk") return report::TransferDecision::AcceptWithAsterisk;
-  if (d == "REJECT-as-overfit") return report::TransferDecision::RejectAsOverfit;
-  return report::TransferDecision::None;
+  return transferDecisionFromString(d).value_or(report::TransferDecision::None);
 }
 
 double nanIfMissing(const std::optional<double>& v) { return v ? *v : report::kNaN; }

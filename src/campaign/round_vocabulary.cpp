@@ -55,4 +55,42 @@ const char* describe(Rule11Bucket b) {
   return "?";
 }
 
+const char* toString(ShapeVerdict v) {
+  switch (v) {
+    case ShapeVerdict::Improved: return "IMPROVED";
+    case ShapeVerdict::Same: return "SAME";
+    case ShapeVerdict::Regressed: return "REGRESSED";
+    case ShapeVerdict::Inconclusive: return "INCONCLUSIVE";
+    case ShapeVerdict::Fail: return "FAIL";
+    case ShapeVerdict::NotMeasured: return "NOT_MEASURED";
+  }
+  return "?";
+}
+
+std::optional<ShapeVerdict> shapeVerdictFromString(const std::string& text) {
+  for (ShapeVerdict v : {ShapeVerdict::Improved, ShapeVerdict::Same, ShapeVerdict::Regressed, ShapeVerdict::Inconclusive,
+                         ShapeVerdict::Fail, ShapeVerdict::NotMeasured}) {
+    if (text == toString(v)) return v;
+  }
+  return std::nullopt;
+}
+
+const char* toString(TransferDecision d) {
+  switch (d) {
+    case TransferDecision::None: return "-";
+    case TransferDecision::AcceptAsReal: return "ACCEPT-as-real";
+    case TransferDecision::AcceptWithAsterisk: return "ACCEPT-with-asterisk";
+    case TransferDecision::RejectAsOverfit: return "REJECT-as-overfit";
+  }
+  return "?";
+}
+
+std::optional<TransferDecision> transferDecisionFromString(const std::string& text) {
+  for (TransferDecision d : {TransferDecision::None, TransferDecision::AcceptAsReal, TransferDecision::AcceptWithAsterisk,
+                             TransferDecision::RejectAsOverfit}) {
+    if (text == toString(d)) return d;
+  }
+  return std::nullopt;
+}
+
 }  // namespace kopt::campaign

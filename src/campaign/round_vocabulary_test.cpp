@@ -32,3 +32,20 @@ TEST_CASE("status names are the loop contract's, and what the turbo helper count
   CHECK_FALSE(isAccepted(RoundStatus::Baseline));
   CHECK_FALSE(isAccepted(RoundStatus::RolledBack));
 }
+
+TEST_CASE("shape verdicts and transfer decisions read back from the names the records hold") {
+  using kopt::campaign::ShapeVerdict;
+  using kopt::campaign::TransferDecision;
+  for (ShapeVerdict v : {ShapeVerdict::Improved, ShapeVerdict::Same, ShapeVerdict::Regressed, ShapeVerdict::Inconclusive,
+                         ShapeVerdict::Fail, ShapeVerdict::NotMeasured}) {
+    CHECK((kopt::campaign::shapeVerdictFromString(kopt::campaign::toString(v)) == v));
+  }
+  CHECK(std::string(kopt::campaign::toString(ShapeVerdict::Regressed)) == "REGRESSED");
+  CHECK_FALSE(kopt::campaign::shapeVerdictFromString("improved").has_value());  // the records' exact spelling only
+  for (TransferDecision d : {TransferDecision::None, TransferDecision::AcceptAsReal, TransferDecision::AcceptWithAsterisk,
+                             TransferDecision::RejectAsOverfit}) {
+    CHECK((kopt::campaign::transferDecisionFromString(kopt::campaign::toString(d)) == d));
+  }
+  CHECK(std::string(kopt::campaign::toString(TransferDecision::AcceptWithAsterisk)) == "ACCEPT-with-asterisk");
+  CHECK_FALSE(kopt::campaign::transferDecisionFromString("ACCEPT").has_value());
+}

@@ -1,5 +1,6 @@
 #include "tools/accept_or_revert_tool.h"
 
+#include "campaign/round_vocabulary.h"
 #include "util/text.h"
 
 namespace kopt::tools {
@@ -55,7 +56,10 @@ mcp::ToolSpec makeAcceptOrRevertTool(const CampaignToolDeps& deps) {
       .string("hit_rate_trace", "Transfer check: the 4-step hit-rate trace")
       .string("skew_robustness", "Transfer check: skewed / empty-group robustness")
       .string("estimated_real_gain", "Transfer check: the gain expected in a real training step")
-      .enumeration("transfer_decision", {"ACCEPT-as-real", "ACCEPT-with-asterisk", "REJECT-as-overfit"},
+      .enumeration("transfer_decision",
+                   {campaign::toString(campaign::TransferDecision::AcceptAsReal),
+                    campaign::toString(campaign::TransferDecision::AcceptWithAsterisk),
+                    campaign::toString(campaign::TransferDecision::RejectAsOverfit)},
                    "Transfer check decision (default from the bucket)")
       .string("audit_confirmed_by", "AUDIT only, clients without elicitation: the person who audited the numbers")
       .string("audit_note", "AUDIT only: what the audit found")

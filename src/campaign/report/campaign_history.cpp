@@ -4,28 +4,6 @@
 
 namespace kopt::campaign::report {
 
-const char* toString(ShapeVerdict verdict) {
-  switch (verdict) {
-    case ShapeVerdict::Improved: return "IMPROVED";
-    case ShapeVerdict::Same: return "SAME";
-    case ShapeVerdict::Regressed: return "REGRESSED";
-    case ShapeVerdict::Inconclusive: return "INCONCLUSIVE";
-    case ShapeVerdict::Fail: return "FAIL";
-    case ShapeVerdict::NotMeasured: return "NOT_MEASURED";
-  }
-  return "?";
-}
-
-const char* toString(TransferDecision decision) {
-  switch (decision) {
-    case TransferDecision::None: return "-";
-    case TransferDecision::AcceptAsReal: return "ACCEPT-as-real";
-    case TransferDecision::AcceptWithAsterisk: return "ACCEPT-with-asterisk";
-    case TransferDecision::RejectAsOverfit: return "REJECT-as-overfit";
-  }
-  return "?";
-}
-
 const RoundRecord* baselineRound(const CampaignHistory& history) {
   for (const auto& round : history.rounds)
     if (round.status == RoundStatus::Baseline) return &round;

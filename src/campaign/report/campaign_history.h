@@ -22,13 +22,8 @@ using campaign::Rule11Bucket;
 using campaign::bucketCell;
 using campaign::toString;
 
-// The statistical gate's per-shape verdict against the current best (loop contract section 7),
-// plus the two outcomes that are not statistics: a Check failure and a shape not measured.
-enum class ShapeVerdict { Improved, Same, Regressed, Inconclusive, Fail, NotMeasured };
-const char* toString(ShapeVerdict verdict);
-
-enum class TransferDecision { None, AcceptAsReal, AcceptWithAsterisk, RejectAsOverfit };
-const char* toString(TransferDecision decision);  // "ACCEPT-as-real", ...
+using campaign::ShapeVerdict;      // round_vocabulary.h
+using campaign::TransferDecision;  // round_vocabulary.h
 
 struct ShapeResult {
   std::string label;
