@@ -25,7 +25,13 @@ short pollFor(int fd, short events, std::chrono::milliseconds timeout) {
   }
 }
 
-void addressOf(const sockaddr_storage& addr, std::string& ip, int& port) {
+// One end of the connection (getpeername or getsockname) as text and port; "" and 0 when unknown.
+void endpointOf(int fd, int (*query)(int, sockaddr*, socklen_t*), std::string& ip, int& port) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ip.clear();
+  port = 0;
+  if (query(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;
   char text[INET6_ADDRSTRLEN] = "";
   if (addr.ss_family == AF_INET) {
     const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
@@ -108,19 +114,11 @@ ssize_t DeadlineSocketStream::write(const char* ptr, size_t size) {
 }
 
 void DeadlineSocketStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ip.clear();
-  port = 0;
-  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) addressOf(addr, ip, port);
+  endpointOf(fd_, ::getpeername, ip, port);
 }
 
 void DeadlineSocketStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ip.clear();
-  port = 0;
-  if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) addressOf(addr, ip, port);
+  endpointOf(fd_, ::getsockname, ip, port);
 }
 
 }  // namespace kopt::mcp
