@@ -1,5 +1,7 @@
 #include "campaign/round_vocabulary.h"
 
+#include <cstddef>
+
 #include "util/text.h"
 
 namespace kopt::campaign {
@@ -67,13 +69,18 @@ const char* toString(ShapeVerdict v) {
   return "?";
 }
 
-std::optional<ShapeVerdict> shapeVerdictFromString(const std::string& text) {
-  for (ShapeVerdict v : {ShapeVerdict::Improved, ShapeVerdict::Same, ShapeVerdict::Regressed, ShapeVerdict::Inconclusive,
-                         ShapeVerdict::Fail, ShapeVerdict::NotMeasured}) {
-    if (text == toString(v)) return v;
+namespace {
+// The value of `all` whose toString is `text`: parsing reads the same name table as printing.
+template <typename Enum, std::size_t N>
+std::optional<Enum> byName(const std::string& text, const Enum (&all)[N]) {
+  for (Enum e : all) {
+    if (text == toString(e)) return e;
   }
   return std::nullopt;
 }
+}  // namespace
+
+std::optional<ShapeVerdict> shapeVerdictFromString(const std::string& text) { return byName(text, kShapeVerdicts); }
 
 const char* toString(TransferDecision d) {
   switch (d) {
@@ -86,11 +93,7 @@ const char* toString(TransferDecision d) {
 }
 
 std::optional<TransferDecision> transferDecisionFromString(const std::string& text) {
-  for (TransferDecision d : {TransferDecision::None, TransferDecision::AcceptAsReal, TransferDecision::AcceptWithAsterisk,
-                             TransferDecision::RejectAsOverfit}) {
-    if (text == toString(d)) return d;
-  }
-  return std::nullopt;
+  return byName(text, kTransferDecisions);
 }
 
 }  // namespace kopt::campaign

@@ -27,11 +27,15 @@ const char* describe(Rule11Bucket b);  // "kernel-internal", ...
 // plus the two outcomes that are not statistics: a Check failure and a shape not measured. The
 // records hold the names; the report and the tools parse them back here, nowhere else.
 enum class ShapeVerdict { Improved, Same, Regressed, Inconclusive, Fail, NotMeasured };
+constexpr ShapeVerdict kShapeVerdicts[] = {ShapeVerdict::Improved,     ShapeVerdict::Same, ShapeVerdict::Regressed,
+                                           ShapeVerdict::Inconclusive, ShapeVerdict::Fail, ShapeVerdict::NotMeasured};
 const char* toString(ShapeVerdict v);  // "IMPROVED", "SAME", "REGRESSED", "INCONCLUSIVE", "FAIL", "NOT_MEASURED"
 std::optional<ShapeVerdict> shapeVerdictFromString(const std::string& text);  // exact spelling
 
 // The transfer check's decision on an accepted round (loop contract, Rule 11); None: not made.
 enum class TransferDecision { None, AcceptAsReal, AcceptWithAsterisk, RejectAsOverfit };
+constexpr TransferDecision kTransferDecisions[] = {TransferDecision::None, TransferDecision::AcceptAsReal,
+                                                   TransferDecision::AcceptWithAsterisk, TransferDecision::RejectAsOverfit};
 const char* toString(TransferDecision d);  // "-", "ACCEPT-as-real", "ACCEPT-with-asterisk", "REJECT-as-overfit"
 std::optional<TransferDecision> transferDecisionFromString(const std::string& text);  // exact spelling
 
