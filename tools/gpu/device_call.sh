@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One device call made of named steps, in order, everything packed into $OUT/all.tgz (the device
+# tool brings back only a handful of files per call). From the repository root on the GPU machine,
+# with build-gpu-bundle carried (tools/gpu/make_bundle.sh):
+#   bash tools/gpu/device_call.sh STEP [STEP ...]
+# Steps:
+#   machine              kopt doctor, then device_info with measure_ceilings=true: the machine's
+#                        measured copy bandwidth and bf16 matmul rate, cached for every campaign
+#                        that follows (the plausibility audit, T2 and the report's fraction of the
+#                        ceiling read them)
+#   reference:MODE       tools/gpu/launch_free_reference.py on both Triton benches; MODE read (the
+#                        shipped flush) or write (--write-flush)
+#   sweep                tools/gpu/hip_knob_sweep.sh run (build-hip-sweep carried)
+#   campaign:SCRIPT:SECS one scripted campaign through kopt's MCP tools (tools/gpu/h200_campaigns.sh)
+#   exploits:SECS        the GPU exploit classes (tests/exploits/gpu/run_h200.sh) within SECS
+# A step that fails is logged in steps.txt and the next one runs.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+FINAL=${OUT:-$ROOT/out-device-call}
+work=$(mktemp -d)
+B=$ROOT/build-gpu-bundle
+export LD_LIBRARY_PATH=$B/lib PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=/tmp/kopt-campaigns/triton-cache
+export KOPT_CACHE_DIR=/tmp/kopt-cache
+command -v git >/dev/null || export PATH=$PATH:$B/gitbin
+mkdir -p /tmp/kopt-campaigns "$KOPT_CACHE_DIR"
+{ date -u; git log -1 --format=%H 2>/dev/null; nvidia-smi --query-gpu=name,driver_version --format=csv; } >"$work/env.txt" 2>&1
+campaigns=()
+for step in "$@"; do
+  start=$(date +%s)
+  case $step in
+    machine)
+      "$B/bin/kopt" doctor >"$work/doctor.txt" 2>&1
+      "$B/bin/kopt" call device_info '{"measure_ceilings": true}' >"$work/device_info.json" 2>&1
+      rc=$? ;;
+    reference:*)
+      mode=${step#reference:} flag=()
+      [ "$mode" = write ] && flag=(--write-flush)
+      rc=0
+      for k in matmul rmsnorm; do
+        timeout 80 python3 tools/gpu/launch_free_reference.py "kernels/triton/${k}_bench.py" "${flag[@]}" \
+          --out "$work/reference-$k-$mode.jsonl" >"$work/reference-$k-$mode.log" 2>&1 || rc=$?
+      done ;;
+    sweep)
+      bash tools/gpu/hip_knob_sweep.sh run "$work/sweep"; rc=$? ;;
+    campaign:*)
+      spec=${step#campaign:}
+      OUT=$work bash tools/gpu/h200_campaigns.sh "$spec"; rc=$?
+      [ -f "$work/records.tar.gz" ] && mv "$work/records.tar.gz" "$work/records-$(basename "${spec%%:*}" .json).tar.gz"
+      campaigns+=("$spec") ;;
+    exploits:*)
+      mkdir -p "$work/exploits"
+      OUT=$work/exploits KOPT_EXPLOITS_BUDGET_S=${step#exploits:} bash tests/exploits/gpu/run_h200.sh; rc=$? ;;
+    *) echo "device_call: unknown step '$step'" >&2; rc=2 ;;
+  esac
+  echo "$step: exit $rc after $(( $(date +%s) - start ))s" | tee -a "$work/steps.txt"
+done
+mkdir -p "$FINAL"
+tar czf "$FINAL/all.tgz" -C "$work" .
+cat "$work/env.txt" "$work/steps.txt"
