@@ -301,7 +301,7 @@ inline std::string cpu_model() {
 
 
 // ---------------------------------------------------------------------------------------------
-// Confinement of the process that calls the kernel (docs/integrity.md, issue 12 class 8). The
+// Confinement of the process that calls the kernel (docs/integrity.md, class 8). The
 // symbol audit sees only what the kernel object names; inline `syscall` instructions name
 // nothing. So before the first kernel call the harness installs a seccomp filter, which no later
 // code can lift: the process is killed (SIGSYS) on a system call that starts processes or

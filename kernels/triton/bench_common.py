@@ -1,5 +1,5 @@
 """Shared by matmul_bench.py, rmsnorm_bench.py and template_timing.py: where the harness lives and
-the planted-slowdown switch used to validate kopt's gate (issue 4, acceptance 3).
+the planted-slowdown switch used to validate kopt's gate (docs/gpu-validation.md).
 
 KOPT_PLANT_SLOWDOWN=<label>:<fraction>, e.g. mm_4k:0.03: the kernel module's plant_slowdown(dims,
 fraction) makes that shape do `fraction` more work while the harness reports the original size.

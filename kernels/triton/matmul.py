@@ -9,7 +9,7 @@ The knobs below are plain module constants, read at every call: a round changes 
 Starting point: a grouped-tile kernel with one fixed configuration and no autotuning, so block
 shape, warps and pipeline depth are all there to tune for the target GPU.
 
-A planted slowdown for validating kopt's gate (docs/performance.md, issue 4 acceptance 3):
+A planted slowdown for validating kopt's gate (docs/performance.md):
 plant_slowdown((M, N, K), fraction) makes every tile of that problem run about `fraction` more
 K-iterations on real data whose result is discarded, so the kernel does that much more work while
 the harness keeps reporting the original size. Shapes not planted run the same binary with zero

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The skill template's timing loop (loop-contract section 4) on the same Triton kernels and shapes,
-for comparison with the kopt harness (issue 4, acceptance 3). Deliberately NOT hardened:
+for comparison with the kopt harness (docs/gpu-validation.md). Deliberately NOT hardened:
 the same input tensors for every call, time.perf_counter between torch.cuda.synchronize() calls,
 one warm-up repeat dropped, then 3 repeats x 50 back-to-back iterations, no cache flush. Per repeat:
 mean call time and TFLOPS (GB/s); the CSV reports the mean over repeats and the population stddev

@@ -52,7 +52,7 @@ class CampaignEngine {
 
   const EngineOptions& options() const { return options_; }
 
-  // Lifecycle (engine-design.md's table).
+  // Lifecycle (docs/campaign-engine.md's table).
   Outcome<DefineTargetResult> defineTarget(const DefineTargetRequest& request);
   Outcome<TargetSummary> targetSummary(const std::string& campaignDir);
   Outcome<ConfirmTargetResult> confirmTarget(const ConfirmTargetRequest& request);

@@ -1,4 +1,4 @@
-// The campaign's one-writer lock lives outside the workspace (issue 12, class 6): an agent that
+// The campaign's one-writer lock lives outside the workspace (docs/integrity.md, class 6): an agent that
 // deletes every lock file it can see in its workspace still cannot run a second validate_round
 // while one is measuring.
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 #pragma once
 // Which phase each state-changing tool needs, and what to call instead when the campaign is
-// elsewhere (engine-design.md's table, as data). The engine checks this first on every
+// elsewhere (docs/campaign-engine.md's table, as data). The engine checks this first on every
 // state-changing call, before it looks at any argument.
 #include <string>
 #include <vector>

@@ -4,7 +4,7 @@
 
 namespace kopt::campaign {
 
-TEST_CASE("phase table: each state-changing tool needs its phase (engine-design.md)") {
+TEST_CASE("phase table: each state-changing tool needs its phase (docs/campaign-engine.md)") {
   CHECK(allowedIn(CampaignTool::ConfirmTarget, Phase::DefineTarget));
   CHECK_FALSE(allowedIn(CampaignTool::ConfirmTarget, Phase::PrepareEnvironment));
   CHECK(allowedIn(CampaignTool::PrepareEnvironment, Phase::PrepareEnvironment));

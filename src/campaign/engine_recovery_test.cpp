@@ -181,7 +181,7 @@ TEST_CASE("recovery: a crash at any of ten points of a round resumes with the sa
   }
 }
 
-TEST_CASE("recovery: a commit that only borrows kopt's message is not adopted (issue 12, class 5)") {
+TEST_CASE("recovery: a commit that only borrows kopt's message is not adopted (docs/integrity.md, class 5)") {
   FakeWorkspace ws;
   const std::string dir = campaignAfterBaseline(ws);
   const auto steps = roundSteps();

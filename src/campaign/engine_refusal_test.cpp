@@ -266,7 +266,7 @@ TEST_CASE("refusal: path traversal in files, campaign_dir and repo_path") {
 }
 
 TEST_CASE("refusal: a manifest's tips_root outside the workspace") {
-  // append_tip and read_tips wrote and read wherever tips_root pointed (issue 13, item 8).
+  // append_tip and read_tips wrote and read wherever tips_root pointed.
   for (const char* outside : {"/tmp/kopt-tips-outside", "../../tips-outside"}) {
     FakeWorkspace ws;
     CampaignEngine engine(ws.options());

@@ -1,12 +1,12 @@
 #pragma once
-// The ledger's key (exploit gap G1). The hash chain alone proves order, not authorship: anyone
-// can append a line and recompute sha256. So each line of a new campaign's ledger also carries
-// "mac": HMAC-SHA256(key, hash), with a random per-campaign key kept outside the campaign
-// directory and the workspace, in the user's state directory (0600). An agent that forges a line
-// must now go and read that key: deliberate key theft, visible in its own transcript, instead of
-// "edit a JSON line". A campaign whose key file exists must have a valid MAC on every line, so
-// stripping the MACs and re-chaining is refused too. Campaigns created before keys existed stay
-// unkeyed (sha256 only).
+// The ledger's key (docs/integrity.md, class 9: a verdict overturned by a re-chained ledger). The
+// hash chain alone proves order, not authorship: anyone can append a line and recompute sha256.
+// So each line of a new campaign's ledger also carries "mac": HMAC-SHA256(key, hash), with a
+// random per-campaign key kept outside the campaign directory and the workspace, in the user's
+// state directory (0600). An agent that forges a line must now go and read that key: deliberate
+// key theft, visible in its own transcript, instead of "edit a JSON line". A campaign whose key
+// file exists must have a valid MAC on every line, so stripping the MACs and re-chaining is
+// refused too. Campaigns created before keys existed stay unkeyed (sha256 only).
 #include <filesystem>
 #include <optional>
 #include <string>

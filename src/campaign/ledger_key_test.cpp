@@ -1,5 +1,5 @@
-// Keyed ledgers (exploit gap G1): a line appended or re-chained without the campaign's key is
-// refused, however well its sha256 chain is recomputed.
+// Keyed ledgers (docs/integrity.md, class 9): a line appended or re-chained without the
+// campaign's key is refused, however well its sha256 chain is recomputed.
 #include "campaign/ledger_key.h"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 #pragma once
-// The campaign's phases (loop-contract section 1, engine-design.md). Which tool needs which phase
-// is the engine's table, not this file's.
+// The campaign's phases (the loop contract's section 1; docs/campaign-engine.md, "The loop, as
+// tools"). Which tool needs which phase is the engine's table, not this file's.
 #include <optional>
 #include <string_view>
 #include <vector>

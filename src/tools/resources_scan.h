@@ -1,7 +1,7 @@
 #pragma once
 // Finding the campaigns whose records are served as resources. Campaigns live at
-// <repo>/.kopt/campaigns/<name> (engine-design.md); the server's workspace is either a repository
-// itself or a folder of repositories, so both <workspace>/.kopt/campaigns/* and
+// <repo>/.kopt/campaigns/<name> (docs/campaign-engine.md); the server's workspace is either a
+// repository itself or a folder of repositories, so both <workspace>/.kopt/campaigns/* and
 // <workspace>/*/.kopt/campaigns/* are scanned, on demand (a campaign defined a second ago shows
 // up in the next resources/list). Campaigns elsewhere (an explicit campaign_dir) are added with
 // rememberCampaignDir by whoever creates them.

@@ -282,7 +282,7 @@ TEST_CASE("accepted-round commit message follows the contract") {
         "Details: /r/.kopt/campaigns/c/logs/optimize.md\n");
 }
 
-TEST_CASE("kopt's git ignores the repository's hooks, replace refs and inherited GIT_* variables (issue 12, class 3)") {
+TEST_CASE("kopt's git ignores the repository's hooks, replace refs and inherited GIT_* variables (docs/integrity.md, class 3)") {
   TempRepo r("neutral");
   // Hooks the agent installs: one refuses every commit, one rewrites the kernel after a commit.
   r.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 1\n");

@@ -2,7 +2,7 @@
 // Keeps the device busy while the host queues one timed call. Without it the start event executes
 // at once on an idle device and the call's own launch path (the host API, a few microseconds) is
 // inside its time: the harness synchronised and then recorded the start event, which is how the
-// measurement review found both harnesses reading host time (issue 11). With a spin queued first,
+// measurement review found both harnesses reading host time (docs/gpu-validation.md). With a spin queued first,
 // and the flush, the start event, the launch and the stop event queued behind it, the start event
 // executes with the call already queued, as it would in a queue of real work.
 #include <cstddef>
