@@ -21,7 +21,6 @@ namespace kopt::campaign {
 namespace fs = std::filesystem;
 using detail::Session;
 using json = nlohmann::json;
-namespace ev = detail::ev;
 
 namespace {
 
@@ -371,27 +370,23 @@ Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignD
   record.aggregate.baselineValue = record.aggregate.value;
   record.aggregate.bestValue = record.aggregate.value;
 
-  json calibrationJson = json::array();
-  for (const auto& n : calibration.shapes) {
-    calibrationJson.push_back(
-        {{"label", n.label}, {"pairs", n.pairs}, {"sd_log_ratio", n.sdLogRatio}, {"q975", n.q975}, {"delta", n.delta}, {"process_sd", n.processSd}});
-  }
-  s.record(ev::kBaselineRecorded, 1,
-           json{{"commit", head},
-                {"record", detail::roundRecordToJson(record)},
-                {"frozen", frozen.toJson()},
-                {"calibration", calibrationJson},
-                {"representative_shapes", representative},
-                {"labels", labels},
-                {"schema_header", header},
-                {"metric", measureMetric(m).name()},
-                {"manifest_sha256", manifestSha},
-                {"pairs", assembled.usablePairs},
-                {"aa_same", aaSame},
-                {"harness", harness ? detail::harnessToJson(*harness) : json(nullptr)},
-                {"aa_bias_alarm", unconfirmedBias},
-                {"aa_shapes", aaVerdicts.size()},
-                {"measurement", tag}});
+  BaselineRecorded recorded;
+  recorded.commit = head;
+  recorded.record = record;
+  recorded.frozen = frozen;
+  recorded.calibration = calibration.shapes;
+  recorded.representativeShapes = representative;
+  recorded.labels = labels;
+  recorded.schemaHeader = header;
+  recorded.metric = measureMetric(m).name();
+  recorded.manifestSha256 = manifestSha;
+  recorded.pairs = assembled.usablePairs;
+  recorded.aaSame = aaSame;
+  if (harness) recorded.harness = detail::harnessToJson(*harness);
+  recorded.aaBiasAlarm = unconfirmedBias;
+  recorded.aaShapes = static_cast<long long>(aaVerdicts.size());
+  recorded.measurement = tag;
+  s.record(recorded, 1);
 
   BaselineResult result;
   result.commit = head;

@@ -27,7 +27,6 @@ namespace kopt::campaign {
 namespace fs = std::filesystem;
 using detail::Session;
 using json = nlohmann::json;
-namespace ev = detail::ev;
 
 namespace detail {
 
@@ -38,8 +37,12 @@ namespace {
 Refusal discardUnbackedDecision(Session& s, const std::string& why) {
   const PendingStep p = *s.state.pending;
   s.state.pending.reset();
-  s.record(ev::kPendingDiscarded, p.round,
-           json{{"step", p.step}, {"started_at", p.startedAt}, {"accept", p.detail.value("accept", json())}, {"reason", why}});
+  PendingDiscarded discarded;
+  discarded.step = p.step;
+  discarded.startedAt = p.startedAt;
+  discarded.accept = p.detail.value("accept", json());
+  discarded.reason = why;
+  s.record(discarded, p.round);
   Refusal r = s.refuse(RefusalCode::RecordTampered,
                        "state.json holds an accept_or_revert of round-" + std::to_string(p.round) +
                            " to complete that the ledger does not back: " + why +
@@ -89,7 +92,7 @@ Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
   if (!s.state.pending || s.state.pending->step != "decide") return toolFailure("no decision is pending");
   {
     DecisionContext backing;
-    backing.events = &s.events;
+    backing.rounds = &s.rounds;
     backing.openRound = s.state.openRound;
     backing.kernelScope = kernelScope(s);
     backing.treeFingerprint = [&s, &backing] { return treeFingerprint(s.repo, backing.kernelScope); };
@@ -187,11 +190,12 @@ Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
   }
   record.commit = detail.value("commit", "");
   const auto restored = detail.value("restored", std::vector<std::string>{});
-  s.record(ev::kRoundDecided, round,
-           json{{"status", records::toString(record.status)},
-                {"commit", record.commit},
-                {"record", roundRecordToJson(record)},
-                {"restored_files", restored}});
+  RoundDecided decided;
+  decided.status = record.status;
+  decided.commit = record.commit;
+  decided.record = record;
+  decided.restoredFiles = restored;
+  s.record(decided, round);
   result.status = records::toString(record.status);
   result.commit = record.commit;
   if (!accept) result.restoredFiles = restored;
@@ -222,9 +226,10 @@ Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRever
   if (!allowedIn(CampaignTool::AcceptOrRevert, s.state.phase)) return detail::phaseRefusal(s);
   const OpenRound open = *s.state.openRound;
   const int round = open.number;
-  const LedgerEvent* validated = s.last(ev::kRoundValidated, round);
+  const RoundProgress* progress = s.rounds.round(round);
+  const RoundValidated* validated = progress ? progress->lastVerdict() : nullptr;
   if (!validated) return s.refuse(RefusalCode::WrongPhase, "round " + std::to_string(round) + " has no verdict", "validate_round");
-  const std::string decision = validated->payload.value("decision", "ROLLBACK");
+  const std::string decision = validated->decision;
   bool accept = decision == "ACCEPT" || decision == "ACCEPT_WITH_NOTE";
   if (decision == "AUDIT") {
     if (q.auditRejected) {
@@ -235,7 +240,7 @@ Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRever
                            "person must confirm them (audit_confirmed_by + audit_note) or reject them (audit_rejected: "
                            "true) before kopt accepts anything",
                            "accept_or_revert with audit_confirmed_by, or with audit_rejected: true");
-      for (const auto& f : validated->payload.value("flags", std::vector<std::string>{})) r.details.push_back(f);
+      for (const auto& f : validated->flags) r.details.push_back(f);
       r.field = "audit_confirmed_by";
       return r;
     } else {
@@ -261,14 +266,13 @@ Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRever
   }
   const std::vector<std::string> scope = detail::kernelScope(s);
   const std::string fingerprint = detail::treeFingerprint(s.repo, scope);
-  if (accept && fingerprint != validated->payload.value("fingerprint", "")) {
+  if (accept && fingerprint != validated->fingerprint) {
     return s.refuse(RefusalCode::ChangedSinceValidate,
                     "the kernel files changed after validate_round; kopt only commits what it measured",
                     "validate_round (again, on the current files)");
   }
-  records::RoundRecord record = detail::roundRecordFromJson(validated->payload["record"]);
-  const LedgerEvent* begun = s.last(ev::kRoundBegun, round);
-  records::Hypothesis h = detail::hypothesisFromJsonLenient(begun->payload["hypothesis"]);
+  records::RoundRecord record = validated->record;
+  records::Hypothesis h = progress->begun->hypothesis.value_or(records::Hypothesis{});
   record.hypothesis = h;
   record.description = util::trim(q.description).empty() ? h.change : util::trim(q.description);
   record.description = record.description.substr(0, record.description.find('\n'));

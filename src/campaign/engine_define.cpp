@@ -22,7 +22,6 @@ namespace kopt::campaign {
 namespace fs = std::filesystem;
 using detail::Session;
 using json = nlohmann::json;
-namespace ev = detail::ev;
 
 CampaignEngine::CampaignEngine(EngineOptions options) : options_(std::move(options)) {
   if (options_.workspaceRoot.empty()) options_.workspaceRoot = fs::current_path();
@@ -204,8 +203,11 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
         if (opened.refused()) return opened.refusal();
         return opened.failure();
       }
-      Ledger ledger(CampaignPaths(dir).ledger);
-      if (detail::foldLedger(ledger.readAll()).phase != Phase::DefineTarget) return opened.refusal();
+      Session probe;
+      if (detail::loadEvents(probe, Ledger(CampaignPaths(dir).ledger).readAll()) ||
+          probe.state.phase != Phase::DefineTarget) {
+        return opened.refusal();
+      }
       session = std::make_unique<Session>();
       session->options = &options_;
       session->paths = CampaignPaths(dir);
@@ -213,8 +215,7 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
       if (!session->lock) return opened.refusal();
       session->ledger = std::make_unique<Ledger>(session->paths.ledger);
       if (auto refused = detail::keyLedger(*session, false)) return *refused;
-      session->events = session->ledger->readAll();
-      session->state = detail::foldLedger(session->events);
+      if (auto error = detail::loadEvents(*session, session->ledger->readAll())) return toolFailure(error->message);
     } else {
       session = std::move(opened.value());
     }
@@ -258,12 +259,13 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
     session->paths.createLayout();
     util::writeFileAtomic(session->paths.manifest, text);
     session->manifestSha = util::sha256Hex(text);
-    session->record(ev::kTargetDefined, std::nullopt,
-                    json{{"campaign", name},
-                         {"repo", top.string()},
-                         {"campaign_dir", dir.string()},
-                         {"manifest_sha256", session->manifestSha},
-                         {"redefined", result.redefined}});
+    TargetDefined defined;
+    defined.campaign = name;
+    defined.repo = top.string();
+    defined.campaignDir = dir.string();
+    defined.manifestSha256 = session->manifestSha;
+    defined.redefined = result.redefined;
+    session->record(defined, std::nullopt);
   } catch (const std::exception& e) {
     return toolFailure(std::string("cannot write the campaign: ") + e.what());
   }
@@ -317,8 +319,7 @@ Outcome<ConfirmTargetResult> CampaignEngine::confirmTarget(const ConfirmTargetRe
     return toolFailure("is required: kopt records who confirmed the target", "confirmed_by",
                        "pass the name of the person who confirmed it");
   }
-  s.record(ev::kTargetConfirmed, std::nullopt,
-           json{{"confirmed_by", by}, {"method", q.method.empty() ? "argument" : q.method}, {"manifest_sha256", s.manifestSha}});
+  s.record(TargetConfirmed{by, q.method.empty() ? "argument" : q.method, s.manifestSha, ""}, std::nullopt);
   ConfirmTargetResult r;
   r.confirmedBy = by;
   r.method = q.method.empty() ? "argument" : q.method;
@@ -385,12 +386,12 @@ Outcome<PrepareEnvironmentResult> CampaignEngine::prepareEnvironment(const std::
     return toolFailure(std::string("cannot prepare the environment: ") + e.what(), "",
                        "make sure the repository is not mid-merge and the branch can be checked out");
   }
-  json branch = result.branch ? json(*result.branch) : json(nullptr);
-  s.record(ev::kEnvironmentPrepared, std::nullopt,
-           json{{"branch", branch},
-                {"base_commit", result.baseCommit},
-                {"manifest_sha256", s.manifestSha},
-                {"harness", result.harnessCopied ? json(result.harnessPath) : json(nullptr)}});
+  EnvironmentPrepared prepared;
+  prepared.branch = result.branch;
+  prepared.baseCommit = result.baseCommit;
+  prepared.manifestSha256 = s.manifestSha;
+  if (result.harnessCopied) prepared.harness = result.harnessPath;
+  s.record(prepared, std::nullopt);
   result.campaignDir = s.paths.root.string();
   result.manifestSha256 = s.manifestSha;
   result.phase = s.state.phase;
@@ -420,7 +421,7 @@ Outcome<ReadTipsResult> CampaignEngine::readTips(const std::string& campaignDir)
   } catch (const std::exception& e) {
     return toolFailure(std::string("cannot read the tips: ") + e.what());
   }
-  s.record(ev::kTipsRead, std::nullopt, json{{"path", result.path}, {"exists", result.exists}, {"count", result.count}});
+  s.record(TipsRead{result.path, result.exists, result.count, ""}, std::nullopt);
   result.phase = s.state.phase;
   return result;
 }

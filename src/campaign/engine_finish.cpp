@@ -27,7 +27,6 @@ namespace kopt::campaign {
 namespace fs = std::filesystem;
 using detail::Session;
 using json = nlohmann::json;
-namespace ev = detail::ev;
 
 namespace {
 
@@ -114,7 +113,7 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
       c.detail = std::to_string(attempts) + " rounds used; no max_iterations";
     }
     // The budget in time (max_duration), counted from the user's confirmation.
-    if (const auto* confirmed = s.last(ev::kTargetConfirmed); confirmed && m.maxDuration && m.maxDuration->seconds > 0) {
+    if (const auto* confirmed = s.lastEvent<TargetConfirmed>(); confirmed && m.maxDuration && m.maxDuration->seconds > 0) {
       if (auto elapsed = secondsSince(confirmed->ts, options_.clock())) {
         const bool over = *elapsed >= m.maxDuration->seconds;
         c.met = c.met || over;
@@ -128,7 +127,7 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
   result.stop = std::any_of(result.conditions.begin(), result.conditions.end(), [](const auto& c) { return c.met; });
 
   // Stagnation review (loop_policy.h): after a run of rollbacks, new directions in several categories.
-  json directions = json::array();
+  std::vector<StagnationDirection> directions;
   std::set<std::string> categories;
   for (std::size_t i = 0; i < q.directions.size(); ++i) {
     const std::string& d = q.directions[i];
@@ -139,7 +138,7 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
     }
     const std::string cat = util::toLower(util::trim(d.substr(0, colon)));
     categories.insert(cat);
-    directions.push_back({{"category", cat}, {"text", util::trim(d.substr(colon + 1))}});
+    directions.push_back({cat, util::trim(d.substr(colon + 1))});
   }
   const LoopPolicy& loop = loopPolicy();
   result.stagnationReviewRequired = loop.needsStagnationReview(s.state.consecutiveRollbacks);
@@ -162,15 +161,14 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
     }
   }
   result.decision = decision;
-  json conditions = json::array();
-  for (const auto& c : result.conditions) conditions.push_back({{"id", c.id}, {"met", c.met}, {"detail", c.detail}});
-  s.record(ev::kTerminationChecked, std::nullopt,
-           json{{"after_round", s.state.lastRound},
-                {"conditions", conditions},
-                {"stop", result.stop},
-                {"decision", decision},
-                {"stagnation_review", result.stagnationReviewDone},
-                {"directions", directions}});
+  TerminationChecked checked;
+  checked.afterRound = s.state.lastRound;
+  for (const auto& c : result.conditions) checked.conditions.push_back({c.id, c.met, c.detail});
+  checked.stop = result.stop;
+  checked.decision = decision;
+  checked.stagnationReview = result.stagnationReviewDone;
+  checked.directions = directions;
+  s.record(checked, std::nullopt);
   if (result.stop) result.next.push_back({"final_acceptance", "full bench of the best against the baseline + full tests"});
   else result.next.push_back({"begin_round", "the next hypothesis"});
   result.phase = s.state.phase;
@@ -183,15 +181,8 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
   Session& s = *opened.value();
   const Manifest& m = s.manifest;
   // Rule 10: no premature termination.
-  const LedgerEvent* term = nullptr;
-  for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
-    if (it->type == ev::kTerminationChecked) {
-      term = &*it;
-      break;
-    }
-    if (it->type == ev::kRoundDecided || it->type == ev::kBaselineRecorded) break;
-  }
-  if (!term || !term->payload.value("stop", false)) {
+  const TerminationChecked* term = s.rounds.terminationSinceLastRound();
+  if (!term || !term->stop) {
     return s.refuse(RefusalCode::TerminationNotChecked,
                     "no termination_check since the last round decided to stop (T1-T4); the loop does not end early",
                     "termination_check (user_stop: true if the user wants to stop)");
@@ -269,25 +260,17 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
   if (!runs.empty() && runs.front().candidate.table) {
     util::writeFileAtomic(dir / "benchmark.csv", util::readFile(runs.front().candidate.csv));
   }
-  json shapes = json::array();
-  for (const auto& r : result.shapes) {
-    shapes.push_back({{"label", r.label},
-                      {"check", r.check},
-                      {"value", r.candidate ? json(*r.candidate) : json(nullptr)},
-                      {"baseline", r.best ? json(*r.best) : json(nullptr)},
-                      {"ratio", r.ratio ? json(*r.ratio) : json(nullptr)},
-                      {"verdict", r.verdict}});
-  }
-  s.record(ev::kFinalAcceptance, std::nullopt,
-           json{{"tests_ok", result.testsOk},
-                {"tests", detail::describe(t)},
-                {"pairs", result.pairs},
-                {"shapes", shapes},
-                {"aggregate", result.aggregate.candidate ? json(*result.aggregate.candidate) : json(nullptr)},
-                {"ratio_vs_baseline", result.aggregate.ratio ? json(*result.aggregate.ratio) : json(nullptr)},
-                {"best_commit", result.bestCommit},
-                {"baseline_commit", result.baselineCommit},
-                {"problems", assembled.problems}});
+  FinalAcceptanceDone done;
+  done.testsOk = result.testsOk;
+  done.tests = detail::describe(t);
+  done.pairs = result.pairs;
+  for (const auto& r : result.shapes) done.shapes.push_back({r.label, r.check, r.candidate, r.best, r.ratio, r.verdict});
+  done.aggregate = result.aggregate.candidate;
+  done.ratioVsBaseline = result.aggregate.ratio;
+  done.bestCommit = result.bestCommit;
+  done.baselineCommit = result.baselineCommit;
+  done.problems = assembled.problems;
+  s.record(done, std::nullopt);
   result.phase = s.state.phase;
   return result;
 }
@@ -332,9 +315,8 @@ Outcome<ReportResult> CampaignEngine::report(const std::string& campaignDir) {
   }
   std::vector<std::string> effective, ineffective, nextSteps;
   int accepted = 0, rolledBack = 0;
-  for (const auto& e : s.events) {
-    if (e.type != ev::kBaselineRecorded && e.type != ev::kRoundDecided) continue;
-    const records::RoundRecord r = detail::roundRecordFromJson(e.payload["record"]);
+  for (const records::RoundRecord* finished : s.rounds.records()) {
+    const records::RoundRecord& r = *finished;
     report::RoundRecord out;
     out.number = r.number;
     out.status = r.status;
@@ -377,50 +359,47 @@ Outcome<ReportResult> CampaignEngine::report(const std::string& campaignDir) {
     }
     if (!r.nextDirection.empty() && r.status != records::RoundStatus::Baseline) nextSteps = {r.nextDirection};
   }
-  if (const auto* f = s.last(ev::kFinalAcceptance)) {
-    const auto& p = f->payload;
-    if (p.contains("aggregate") && p["aggregate"].is_number()) h.finalAggregate = p["aggregate"].get<double>();
-    for (const auto& sh : p.value("shapes", json::array())) {
+  if (const auto* f = s.last<FinalAcceptanceDone>()) {
+    if (f->aggregate) h.finalAggregate = *f->aggregate;
+    for (const auto& sh : f->shapes) {
       report::ShapeResult rs;
-      rs.label = sh.value("label", "");
-      if (sh.contains("value") && sh["value"].is_number()) rs.value = sh["value"].get<double>();
-      if (sh.contains("ratio") && sh["ratio"].is_number()) rs.speedupVsBaseline = sh["ratio"].get<double>();
-      rs.verdict = reportVerdict(sh.value("verdict", ""), sh.value("check", ""));
+      rs.label = sh.label;
+      if (sh.value) rs.value = *sh.value;
+      if (sh.ratio) rs.speedupVsBaseline = *sh.ratio;
+      rs.verdict = reportVerdict(sh.verdict, sh.check);
       h.finalShapes.push_back(rs);
     }
-    h.finalTestSummary = std::string(p.value("tests_ok", false) ? "PASSED" : "FAILED") + ": " + m.testCommand.text +
-                         " (" + p.value("tests", "") + ")";
+    h.finalTestSummary = std::string(f->testsOk ? "PASSED" : "FAILED") + ": " + m.testCommand.text + " (" + f->tests + ")";
   }
-  if (const auto* t = s.last(ev::kTerminationChecked)) {
-    h.terminationReason = t->payload.value("decision", "");
-    for (const auto& d : t->payload.value("directions", json::array())) {
-      nextSteps.push_back(d.value("category", "") + ": " + d.value("text", ""));
-    }
+  if (const auto* t = s.last<TerminationChecked>()) {
+    h.terminationReason = t->decision;
+    for (const auto& d : t->directions) nextSteps.push_back(d.category + ": " + d.text);
   }
   h.nextSteps = nextSteps;
   auto written = report::writeReportFiles(s.paths.root, h);
   if (!written.ok) return toolFailure("cannot write the report: " + written.error);
 
   const auto best = detail::roundRecord(s, s.state.bestRound.value_or(1));
-  json payload{{"metric", metric.name()},
-               {"best_round", s.state.bestRound.value_or(1)},
-               {"accepted_rounds", accepted},
-               {"rolled_back_rounds", rolledBack},
-               {"total_rounds", s.state.lastRound},
-               {"effective_directions", effective},
-               {"ineffective_directions", ineffective},
-               {"next_steps", nextSteps},
-               {"final_acceptance", h.finalTestSummary},
-               {"report_path", written.files.markdown.string()},
-               {"files", {written.files.markdown.string(), written.files.metricChart.string(), written.files.heatmap.string()}}};
-  if (baseline && baseline->aggregate.value) payload["baseline_value"] = *baseline->aggregate.value;
-  if (best && best->aggregate.value) payload["best_value"] = *best->aggregate.value;
+  ReportWritten reportEvent;
+  reportEvent.metric = metric.name();
+  reportEvent.bestRound = s.state.bestRound.value_or(1);
+  reportEvent.acceptedRounds = accepted;
+  reportEvent.rolledBackRounds = rolledBack;
+  reportEvent.totalRounds = s.state.lastRound;
+  reportEvent.effectiveDirections = effective;
+  reportEvent.ineffectiveDirections = ineffective;
+  reportEvent.nextSteps = nextSteps;
+  reportEvent.finalAcceptance = h.finalTestSummary;
+  reportEvent.reportPath = written.files.markdown.string();
+  reportEvent.files = {written.files.markdown.string(), written.files.metricChart.string(), written.files.heatmap.string()};
+  if (baseline && baseline->aggregate.value) reportEvent.baselineValue = *baseline->aggregate.value;
+  if (best && best->aggregate.value) reportEvent.bestValue = *best->aggregate.value;
   if (baseline && best && baseline->aggregate.value && best->aggregate.value && *baseline->aggregate.value > 0)
-    payload["improvement_pct"] = 100.0 * (*best->aggregate.value / *baseline->aggregate.value - 1.0);
+    reportEvent.improvementPct = 100.0 * (*best->aggregate.value / *baseline->aggregate.value - 1.0);
   if (h.finalAggregate && baseline && baseline->aggregate.value) {
-    payload["real_training_audit"] = "see report.md (rule-11 re-attribution of the accepted gains)";
+    reportEvent.realTrainingAudit = "see report.md (rule-11 re-attribution of the accepted gains)";
   }
-  s.record(ev::kReportWritten, std::nullopt, payload);
+  s.record(reportEvent, std::nullopt);
   ReportResult result;
   result.reportPath = written.files.markdown.string();
   result.files = {written.files.markdown.string(), written.files.metricChart.string(), written.files.heatmap.string()};

@@ -20,7 +20,6 @@ namespace kopt::campaign {
 namespace fs = std::filesystem;
 using detail::Session;
 using json = nlohmann::json;
-namespace ev = detail::ev;
 
 namespace {
 
@@ -75,7 +74,8 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
   if (s.state.openRound) {
     st.openRound = s.state.openRound->number;
     st.declaredFiles = s.state.openRound->declaredFiles;
-    if (const auto* v = s.last(ev::kRoundValidated, s.state.openRound->number)) st.lastValidation = v->payload.value("decision", "");
+    const RoundProgress* open = s.rounds.round(s.state.openRound->number);
+    if (const RoundValidated* v = open ? open->lastVerdict() : nullptr) st.lastValidation = v->decision;
   }
   st.bestRound = s.state.bestRound;
   st.bestCommit = s.state.bestCommit;
@@ -84,11 +84,8 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
   if (auto b = detail::roundRecord(s, s.state.bestRound.value_or(1))) st.bestAggregate = b->aggregate.value;
   if (auto b = detail::roundRecord(s, 1)) st.baselineAggregate = b->aggregate.value;
   st.consecutiveRollbacks = s.state.consecutiveRollbacks;
-  for (const auto& e : s.events) {
-    if (e.type != ev::kRoundDecided) continue;
-    if (util::startsWith(e.payload.value("status", ""), "ACCEPTED")) ++st.acceptedRounds;
-    else ++st.rolledBackRounds;
-  }
+  st.acceptedRounds = s.rounds.acceptedRounds();
+  st.rolledBackRounds = s.rounds.rolledBackRounds();
   st.ledgerEvents = s.events.size();
   st.ledgerOk = true;
   st.integrity = "ok: ledger chain intact, manifest.yaml matches its recorded hash";
@@ -215,11 +212,7 @@ Outcome<TrendResult> CampaignEngine::queryTrend(const std::string& campaignDir, 
   t.campaignDir = s.paths.root.string();
   t.source = s.paths.performanceTrend.string();
   const auto base = detail::roundRecord(s, 1);
-  for (const auto& e : s.events) {
-    if ((e.type == ev::kBaselineRecorded || e.type == ev::kRoundDecided) && e.payload.contains("record")) {
-      t.rows.push_back(viewOf(s, detail::roundRecordFromJson(e.payload["record"]), base));
-    }
-  }
+  for (const records::RoundRecord* r : s.rounds.records()) t.rows.push_back(viewOf(s, *r, base));
   const std::size_t keep = static_cast<std::size_t>(std::max(1, limit));
   if (t.rows.size() > keep) t.rows.erase(t.rows.begin(), t.rows.end() - static_cast<std::ptrdiff_t>(keep));
   t.rollbackStreak = s.state.consecutiveRollbacks;
@@ -237,15 +230,15 @@ Outcome<IneffectiveResult> CampaignEngine::listIneffectiveDirections(const std::
   IneffectiveResult out;
   out.campaignDir = s.paths.root.string();
   out.source = s.paths.optimizeLog.string();
-  for (const auto& e : s.events) {
-    if (e.type != ev::kRoundDecided || util::startsWith(e.payload.value("status", ""), "ACCEPTED")) continue;
-    const auto r = detail::roundRecordFromJson(e.payload["record"]);
+  for (const RoundDecided* decided : s.rounds.decisions()) {
+    if (isAccepted(decided->status)) continue;
+    const records::RoundRecord& r = decided->record;
     IneffectiveItem item;
     item.round = r.number;
     item.direction = r.hypothesis ? r.hypothesis->change : r.description;
     item.reason = r.decisionReason;
     if (r.rollback && !r.rollback->rootCause.empty()) item.reason += "; root cause: " + r.rollback->rootCause;
-    item.modifiedFiles = e.payload.value("restored_files", std::vector<std::string>{});
+    item.modifiedFiles = decided->restoredFiles;
     if (item.modifiedFiles.empty() && r.hypothesis) item.modifiedFiles = r.hypothesis->files;
     out.items.push_back(std::move(item));
   }

@@ -22,23 +22,9 @@ using namespace records;
 
 namespace {
 
-std::vector<const LedgerEvent*> eventsUpTo(const Session& s, std::uint64_t seq) {
-  std::vector<const LedgerEvent*> out;
-  for (const auto& e : s.events) {
-    if (e.seq <= seq) out.push_back(&e);
-  }
-  return out;
-}
-
-std::optional<RoundRecord> recordAt(const std::vector<const LedgerEvent*>& events, int round) {
-  for (auto it = events.rbegin(); it != events.rend(); ++it) {
-    const LedgerEvent& e = **it;
-    if (e.round == round && (e.type == ev::kBaselineRecorded || e.type == ev::kRoundDecided) &&
-        e.payload.contains("record")) {
-      return roundRecordFromJson(e.payload["record"]);
-    }
-  }
-  return std::nullopt;
+std::optional<RoundRecord> recordOf(const RoundLog& log, int round) {
+  const RoundRecord* r = log.record(round);
+  return r ? std::optional<RoundRecord>(*r) : std::nullopt;
 }
 
 TrendRow trendRow(const Session& s, const RoundRecord& r, const std::optional<RoundRecord>& baseline) {
@@ -69,17 +55,10 @@ TrendRow trendRow(const Session& s, const RoundRecord& r, const std::optional<Ro
   return row;
 }
 
-CurrentBest currentBest(const std::vector<const LedgerEvent*>& events, int afterRound) {
+CurrentBest currentBest(const RoundLog& log, int afterRound) {
   CurrentBest best;
-  std::optional<RoundRecord> bestRecord;
-  std::optional<RoundRecord> baseline = recordAt(events, 1);
-  for (const LedgerEvent* e : events) {
-    if (e->type == ev::kBaselineRecorded || (e->type == ev::kRoundDecided &&
-                                             util::startsWith(e->payload.value("status", ""), "ACCEPTED"))) {
-      bestRecord = roundRecordFromJson(e->payload["record"]);
-    }
-  }
-  if (bestRecord) {
+  const std::optional<RoundRecord> baseline = recordOf(log, 1);
+  if (const RoundRecord* bestRecord = log.bestRecord()) {
     best.round = bestRecord->number;
     best.commit = bestRecord->commit;
     best.metric = bestRecord->aggregate.metric;
@@ -91,11 +70,11 @@ CurrentBest currentBest(const std::vector<const LedgerEvent*>& events, int after
   return best;
 }
 
-std::vector<IneffectiveDirection> ineffective(const std::vector<const LedgerEvent*>& events) {
+std::vector<IneffectiveDirection> ineffective(const RoundLog& log) {
   std::vector<IneffectiveDirection> out;
-  for (const LedgerEvent* e : events) {
-    if (e->type != ev::kRoundDecided || util::startsWith(e->payload.value("status", ""), "ACCEPTED")) continue;
-    RoundRecord r = roundRecordFromJson(e->payload["record"]);
+  for (const RoundDecided* decided : log.decisions()) {
+    if (isAccepted(decided->status)) continue;
+    const RoundRecord& r = decided->record;
     IneffectiveDirection d;
     d.round = r.number;
     d.direction = r.hypothesis ? r.hypothesis->change : r.description;
@@ -107,6 +86,36 @@ std::vector<IneffectiveDirection> ineffective(const std::vector<const LedgerEven
   return out;
 }
 
+TerminationRecord terminationRecord(const TerminationChecked& e) {
+  TerminationRecord rec;
+  rec.afterRound = static_cast<int>(e.afterRound);
+  for (const auto& c : e.conditions) rec.conditions.push_back({c.id, c.met, c.detail});
+  rec.stop = e.stop;
+  rec.decision = e.decision;
+  rec.stagnationReview = e.stagnationReview;
+  for (const auto& d : e.directions) rec.stagnationDirections.push_back({d.text, d.category, false});
+  return rec;
+}
+
+FinalReportRecord finalReportRecord(const ReportWritten& e) {
+  FinalReportRecord f;
+  f.metric = e.metric;
+  f.baselineValue = e.baselineValue;
+  f.bestValue = e.bestValue;
+  f.improvementPct = e.improvementPct;
+  f.bestRound = static_cast<int>(e.bestRound);
+  f.acceptedRounds = static_cast<int>(e.acceptedRounds);
+  f.rolledBackRounds = static_cast<int>(e.rolledBackRounds);
+  f.totalRounds = static_cast<int>(e.totalRounds);
+  f.effectiveDirections = e.effectiveDirections;
+  f.ineffectiveDirections = e.ineffectiveDirections;
+  f.nextSteps = e.nextSteps;
+  f.realTrainingAudit = e.realTrainingAudit.value_or("");
+  f.finalAcceptance = e.finalAcceptance;
+  f.reportPath = e.reportPath;
+  return f;
+}
+
 void writeRoundFiles(const Session& s, const RoundRecord& r) {
   const RoundPaths rp = s.paths.round(r.number);
   rp.createLayout();
@@ -116,70 +125,41 @@ void writeRoundFiles(const Session& s, const RoundRecord& r) {
 
 }  // namespace
 
-void writeEventRecords(Session& s, const LedgerEvent& e) {
-  const auto events = eventsUpTo(s, e.seq);
-  const std::string& t = e.type;
+void writeEventRecords(Session& s, const TypedEvent& e) {
+  const RoundLog log(s.events, e.seq);  // the records are a function of the ledger up to `e`
   const auto trendColumns = trendColumnsFor(s.manifest.schema);
-  if (t == ev::kEnvironmentPrepared) {
-    const std::string branch = e.payload.contains("branch") && e.payload["branch"].is_string()
-                                   ? e.payload["branch"].get<std::string>()
-                                   : std::string("none");
+  if (const auto* prepared = e.as<EnvironmentPrepared>()) {
     appendSection(s.paths.optimizeLog, s.name,
-                  renderBasicInformation(s.manifest, s.name, s.paths.root.string(), branch), e.seq);
-  } else if (t == ev::kBaselineRecorded) {
-    RoundRecord r = roundRecordFromJson(e.payload["record"]);
+                  renderBasicInformation(s.manifest, s.name, s.paths.root.string(), prepared->branch.value_or("none")),
+                  e.seq);
+  } else if (const auto* baseline = e.as<BaselineRecorded>()) {
+    const RoundRecord& r = baseline->record;
     writeRoundFiles(s, r);
     appendTrendRow(s.paths.performanceTrend, trendColumns, s.name, trendRow(s, r, std::nullopt), e.seq);
     std::string block = renderBaseline(r) + renderHistoryHeading() + renderHistoryBlock(r) +
-                        renderCurrentBest(currentBest(events, 1));
+                        renderCurrentBest(currentBest(log, 1));
     appendSection(s.paths.optimizeLog, s.name, block, e.seq);
-  } else if (t == ev::kRoundBegun) {
+  } else if (const auto* begun = e.as<RoundBegun>()) {
     const RoundPaths rp = s.paths.round(e.round.value_or(0));
     std::error_code ec;
-    if (!fs::exists(rp.hypothesis, ec) && e.payload.contains("hypothesis")) {
+    if (!fs::exists(rp.hypothesis, ec) && begun->hypothesis) {
       rp.createLayout();
-      writeHypothesisJson(rp.hypothesis, hypothesisFromJsonLenient(e.payload["hypothesis"]), e.round.value_or(0));
+      writeHypothesisJson(rp.hypothesis, *begun->hypothesis, e.round.value_or(0));
     }
-  } else if (t == ev::kRoundDecided) {
-    RoundRecord r = roundRecordFromJson(e.payload["record"]);
+  } else if (const auto* decided = e.as<RoundDecided>()) {
+    const RoundRecord& r = decided->record;
     writeRoundFiles(s, r);
-    appendTrendRow(s.paths.performanceTrend, trendColumns, s.name, trendRow(s, r, recordAt(events, 1)), e.seq);
-    std::string block = renderHistoryBlock(r) + renderCurrentBest(currentBest(events, r.number));
-    if (r.status == RoundStatus::RolledBack) block += renderIneffectiveDirections(ineffective(events), r.number);
+    appendTrendRow(s.paths.performanceTrend, trendColumns, s.name, trendRow(s, r, recordOf(log, 1)), e.seq);
+    std::string block = renderHistoryBlock(r) + renderCurrentBest(currentBest(log, r.number));
+    if (r.status == RoundStatus::RolledBack) block += renderIneffectiveDirections(ineffective(log), r.number);
     appendSection(s.paths.optimizeLog, s.name, block, e.seq);
-  } else if (t == ev::kTerminationChecked) {
-    TerminationRecord rec;
-    rec.afterRound = e.payload.value("after_round", 0);
-    for (const auto& c : e.payload.value("conditions", nlohmann::json::array())) {
-      rec.conditions.push_back({c.value("id", ""), c.value("met", false), c.value("detail", "")});
-    }
-    rec.stop = e.payload.value("stop", false);
-    rec.decision = e.payload.value("decision", "");
-    rec.stagnationReview = e.payload.value("stagnation_review", false);
-    for (const auto& d : e.payload.value("directions", nlohmann::json::array())) {
-      rec.stagnationDirections.push_back({d.value("text", ""), d.value("category", ""), false});
-    }
+  } else if (const auto* term = e.as<TerminationChecked>()) {
+    const TerminationRecord rec = terminationRecord(*term);
     std::string block = renderTerminationCheck(rec);
     if (!rec.stagnationDirections.empty()) block += renderDirectionsToTry(rec.stagnationDirections, rec.afterRound);
     appendSection(s.paths.optimizeLog, s.name, block, e.seq);
-  } else if (t == ev::kReportWritten) {
-    const auto& p = e.payload;
-    FinalReportRecord f;
-    f.metric = p.value("metric", "");
-    if (p.contains("baseline_value") && p["baseline_value"].is_number()) f.baselineValue = p["baseline_value"].get<double>();
-    if (p.contains("best_value") && p["best_value"].is_number()) f.bestValue = p["best_value"].get<double>();
-    if (p.contains("improvement_pct") && p["improvement_pct"].is_number()) f.improvementPct = p["improvement_pct"].get<double>();
-    f.bestRound = p.value("best_round", 1);
-    f.acceptedRounds = p.value("accepted_rounds", 0);
-    f.rolledBackRounds = p.value("rolled_back_rounds", 0);
-    f.totalRounds = p.value("total_rounds", 0);
-    f.effectiveDirections = p.value("effective_directions", std::vector<std::string>{});
-    f.ineffectiveDirections = p.value("ineffective_directions", std::vector<std::string>{});
-    f.nextSteps = p.value("next_steps", std::vector<std::string>{});
-    f.realTrainingAudit = p.value("real_training_audit", "");
-    f.finalAcceptance = p.value("final_acceptance", "");
-    f.reportPath = p.value("report_path", "");
-    appendSection(s.paths.optimizeLog, s.name, renderFinalReport(f), e.seq);
+  } else if (const auto* report = e.as<ReportWritten>()) {
+    appendSection(s.paths.optimizeLog, s.name, renderFinalReport(finalReportRecord(*report)), e.seq);
   }
 }
 

@@ -22,7 +22,6 @@ namespace kopt::campaign {
 namespace fs = std::filesystem;
 using detail::Session;
 using json = nlohmann::json;
-namespace ev = detail::ev;
 
 namespace detail {
 
@@ -30,18 +29,14 @@ std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std
                                  const CallContext& ctx, double progressAt, std::optional<double> progressTotal) {
   const int round = s.state.openRound ? s.state.openRound->number : 0;
   if (s.manifest.buildCommand.empty()) return {};
-  for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
-    if (it->type == ev::kRoundBegun && it->round == round) break;
-    if (it->type == ev::kBuildFinished && it->round == round) {
-      // Reused only while the tree, build outputs included, is what that build left (a binary
-      // copied in after rebuild_kernel: docs/integrity.md, referee hole 2); a record without
-      // "content" predates it.
-      const std::string content = it->payload.value("content", "");
-      if (it->payload.value("ok", false) && it->payload.value("fingerprint", "") == fingerprint &&
-          (content.empty() || content == candidateContentFingerprint(s))) {
-        return {};
-      }
-      break;
+  const RoundProgress* progress = s.rounds.round(round);
+  if (const BuildFinished* last = progress ? progress->lastBuild : nullptr) {
+    // Reused only while the tree, build outputs included, is what that build left (a binary
+    // copied in after rebuild_kernel: docs/integrity.md, referee hole 2); a record without
+    // "content" predates it.
+    const std::string content = last->content.value_or("");
+    if (last->ok && last->fingerprint == fingerprint && (content.empty() || content == candidateContentFingerprint(s))) {
+      return {};
     }
   }
   const RoundPaths rp = s.paths.round(round);
@@ -53,14 +48,10 @@ std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std
     s.clearStep();
     return "the build was cancelled";
   }
-  json payload{{"ok", r.ok()},
-               {"outcome", exec::toString(r.outcome)},
-               {"exit_code", r.exitCode},
-               {"wall_ms", r.wallTime.count()},
-               {"fingerprint", fingerprint},
-               {"automatic", true}};
-  if (r.ok()) payload["content"] = candidateContentFingerprint(s);
-  s.record(ev::kBuildFinished, round, payload);
+  BuildFinished built = buildFinished(r, fingerprint);
+  built.automatic = true;
+  if (r.ok()) built.content = candidateContentFingerprint(s);
+  s.record(built, round);
   if (r.ok()) return {};
   return "the build " + describe(r) + "; log tail:\n" + logTail(rp.buildLog, 2000);
 }
@@ -68,15 +59,6 @@ std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std
 }  // namespace detail
 
 namespace {
-
-// The last termination check after the last decided round, if any.
-const LedgerEvent* terminationSinceLastRound(const Session& s) {
-  for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
-    if (it->type == ev::kTerminationChecked) return &*it;
-    if (it->type == ev::kRoundDecided || it->type == ev::kBaselineRecorded) return nullptr;
-  }
-  return nullptr;
-}
 
 Refusal invalid(const Session& s, std::string why, std::string field) {
   Refusal r = s.refuse(RefusalCode::InvalidHypothesis, std::move(why), "begin_round (with the hypothesis fixed)");
@@ -92,9 +74,8 @@ Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q)
   if (!opened.ok()) return errorOf<BeginRoundResult>(opened);
   Session& s = *opened.value();
   const Manifest& m = s.manifest;
-  const LedgerEvent* term = terminationSinceLastRound(s);
-  if (loopPolicy().needsStagnationReview(s.state.consecutiveRollbacks) &&
-      !(term && term->payload.value("stagnation_review", false))) {
+  const TerminationChecked* term = s.rounds.terminationSinceLastRound();
+  if (loopPolicy().needsStagnationReview(s.state.consecutiveRollbacks) && !(term && term->stagnationReview)) {
     Refusal r = s.refuse(RefusalCode::StagnationReview,
                          std::to_string(s.state.consecutiveRollbacks) +
                              " rounds in a row were rolled back: the loop requires a stagnation review (" +
@@ -102,9 +83,8 @@ Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q)
                          "termination_check (with `directions`)");
     return r;
   }
-  if (term && term->payload.value("stop", false)) {
-    return s.refuse(RefusalCode::MaxIterations,
-                    "the last termination_check decided to stop (" + term->payload.value("decision", "") + ")",
+  if (term && term->stop) {
+    return s.refuse(RefusalCode::MaxIterations, "the last termination_check decided to stop (" + term->decision + ")",
                     "final_acceptance");
   }
   const int attempts = s.state.lastRound - 1;
@@ -196,12 +176,13 @@ Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q)
   } catch (const std::exception& e) {
     return toolFailure(std::string("cannot write hypothesis.json: ") + e.what());
   }
-  s.record(ev::kRoundBegun, round,
-           json{{"hypothesis", detail::hypothesisToJson(h)},
-                {"hypothesis_sha256", sha},
-                {"lineage_head", s.state.bestCommit},
-                {"files", h.files},
-                {"config_only", h.configOnly}});
+  RoundBegun begun;
+  begun.hypothesis = h;
+  begun.hypothesisSha256 = sha;
+  begun.lineageHead = s.state.bestCommit;
+  begun.files = h.files;
+  begun.configOnly = h.configOnly;
+  s.record(begun, round);
   BeginRoundResult result;
   result.round = round;
   result.lineageHead = s.state.openRound ? s.state.openRound->lineageHead : "";
@@ -230,8 +211,12 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
   const std::string fingerprint = detail::treeFingerprint(s.repo, detail::kernelScope(s));
   auto executor = detail::makeExecutorFor(options, s.manifest);
   if (build && s.manifest.buildCommand.empty()) {
-    s.record(ev::kBuildFinished, round,
-             json{{"ok", true}, {"skipped", true}, {"outcome", "skipped"}, {"fingerprint", fingerprint}});
+    BuildFinished skipped;
+    skipped.ok = true;
+    skipped.skipped = true;
+    skipped.outcome = "skipped";
+    skipped.fingerprint = fingerprint;
+    s.record(skipped, round);
     result.ok = true;
     result.skipped = true;
     result.outcome = "skipped: no build_command (the backend needs no rebuild)";
@@ -263,13 +248,13 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
     return detail::lostRunFailure(build ? "rebuild_kernel" : "run_tests", r.error);
   }
   s.checkpoint(build ? "build:after-run" : "tests:after-run");
-  json payload{{"ok", r.ok()},
-               {"outcome", exec::toString(r.outcome)},
-               {"exit_code", r.exitCode},
-               {"wall_ms", r.wallTime.count()},
-               {"fingerprint", fingerprint}};
-  if (build && r.ok()) payload["content"] = detail::candidateContentFingerprint(s);
-  s.record(build ? ev::kBuildFinished : ev::kTestsFinished, round, payload);
+  if (build) {
+    BuildFinished built = detail::buildFinished(r, fingerprint);
+    if (r.ok()) built.content = detail::candidateContentFingerprint(s);
+    s.record(built, round);
+  } else {
+    s.record(detail::testsFinished(r, fingerprint), round);
+  }
   result.ok = r.ok();
   result.outcome = detail::describe(r);
   result.exitCode = r.exitCode;
@@ -337,13 +322,14 @@ Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const 
   input.runs = assembled.runs;
   input.calibration = detail::calibrationOf(s);
   const measure::GateResult gate = measure::evaluateGate(input, gatePolicyFor(m));
-  s.record(ev::kBenchFinished, round,
-           json{{"kind", q.full ? "full" : "quick"},
-                {"pairs", assembled.usablePairs},
-                {"fingerprint", fingerprint},
-                {"measurement", tag},
-                {"preview", measure::toString(gate.decision)},
-                {"problems", assembled.problems}});
+  BenchFinished bench;
+  bench.full = q.full;
+  bench.pairs = assembled.usablePairs;
+  bench.fingerprint = fingerprint;
+  bench.measurement = tag;
+  bench.preview = measure::toString(gate.decision);
+  bench.problems = assembled.problems;
+  s.record(bench, round);
   BenchResult result;
   result.round = round;
   result.kind = q.full ? "full" : "quick";

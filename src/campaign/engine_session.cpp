@@ -15,90 +15,125 @@ namespace fs = std::filesystem;
 
 // ---- folding the ledger ----
 
-CampaignState foldLedger(const std::vector<LedgerEvent>& events) {
+namespace {
+
+// One event's effect on the state machine (kopt's phases, the best, the rollback streak).
+struct StateFolder {
+  CampaignState& s;
+  std::optional<int> round;
+
+  void operator()(const TargetDefined&) {
+    s = CampaignState{};
+    s.phase = Phase::DefineTarget;
+  }
+  void operator()(const TargetConfirmed& e) {
+    s.phase = Phase::PrepareEnvironment;
+    s.confirmedBy = e.confirmedBy;
+  }
+  void operator()(const EnvironmentPrepared&) { s.phase = Phase::ReadHistoricalTips; }
+  void operator()(const TipsRead&) { s.phase = Phase::Baseline; }
+  void operator()(const BaselineRecorded& e) {
+    s.phase = Phase::Analyze;
+    s.lastRound = 1;
+    s.bestRound = 1;
+    s.bestCommit = e.commit;
+    s.baselineCommit = s.bestCommit;
+    s.frozen = e.frozen;
+  }
+  void operator()(const RoundBegun& e) {
+    OpenRound r;
+    r.number = round.value_or(s.lastRound + 1);
+    r.lineageHead = e.lineageHead;
+    r.declaredFiles = e.files;
+    r.configOnly = e.configOnly;
+    s.openRound = r;
+    s.lastRound = std::max(s.lastRound, r.number);
+    s.phase = Phase::Optimize;
+  }
+  // A fix inside the round: the round keeps its number and any verdict is stale.
+  void operator()(const BuildFinished&) { fixInsideRound(); }
+  void operator()(const TestsFinished&) { fixInsideRound(); }
+  void operator()(const BenchFinished&) { fixInsideRound(); }
+  void operator()(const RoundValidated&) { s.phase = Phase::Validate; }
+  void operator()(const RoundDecided& e) {
+    if (isAccepted(e.status)) {
+      s.bestRound = round;
+      s.bestCommit = e.commit;
+      s.consecutiveRollbacks = 0;
+    } else {
+      ++s.consecutiveRollbacks;
+    }
+    s.openRound.reset();
+    s.phase = Phase::Analyze;
+  }
+  void operator()(const FinalAcceptanceDone&) { s.phase = Phase::Report; }
+  void operator()(const ReportWritten&) { s.phase = Phase::Done; }
+  // No effect on the state machine.
+  void operator()(const TerminationChecked&) {}
+  void operator()(const TipAppended&) {}
+  void operator()(const PendingDiscarded&) {}
+  void operator()(const WorktreeBuilt&) {}
+
+  void fixInsideRound() {
+    if (s.openRound) s.phase = Phase::Optimize;
+  }
+};
+
+}  // namespace
+
+CampaignState foldLedger(const std::deque<TypedEvent>& events) {
   CampaignState s;
   for (const auto& e : events) {
-    const json& p = e.payload;
-    const std::string& t = e.type;
-    if (t == ev::kTargetDefined) {
-      s = CampaignState{};
-      s.phase = Phase::DefineTarget;
-    } else if (t == ev::kTargetConfirmed) {
-      s.phase = Phase::PrepareEnvironment;
-      s.confirmedBy = p.value("confirmed_by", "");
-    } else if (t == ev::kEnvironmentPrepared) {
-      s.phase = Phase::ReadHistoricalTips;
-    } else if (t == ev::kTipsRead) {
-      s.phase = Phase::Baseline;
-    } else if (t == ev::kBaselineRecorded) {
-      s.phase = Phase::Analyze;
-      s.lastRound = 1;
-      s.bestRound = 1;
-      s.bestCommit = p.value("commit", "");
-      s.baselineCommit = s.bestCommit;
-      if (p.contains("frozen")) s.frozen = FrozenSet::fromJson(p["frozen"]);
-    } else if (t == ev::kRoundBegun) {
-      OpenRound r;
-      r.number = e.round.value_or(s.lastRound + 1);
-      r.lineageHead = p.value("lineage_head", "");
-      r.declaredFiles = p.value("files", std::vector<std::string>{});
-      r.configOnly = p.value("config_only", false);
-      s.openRound = r;
-      s.lastRound = std::max(s.lastRound, r.number);
-      s.phase = Phase::Optimize;
-    } else if (t == ev::kBuildFinished || t == ev::kTestsFinished || t == ev::kBenchFinished) {
-      // A fix inside the round: the round keeps its number and any verdict is stale.
-      if (s.openRound) s.phase = Phase::Optimize;
-    } else if (t == ev::kRoundValidated) {
-      s.phase = Phase::Validate;
-    } else if (t == ev::kRoundDecided) {
-      const std::string status = p.value("status", "");
-      const bool accepted = status.rfind("ACCEPTED", 0) == 0;
-      if (accepted) {
-        s.bestRound = e.round;
-        s.bestCommit = p.value("commit", s.bestCommit);
-        s.consecutiveRollbacks = 0;
-      } else {
-        ++s.consecutiveRollbacks;
-      }
-      s.openRound.reset();
-      s.phase = Phase::Analyze;
-    } else if (t == ev::kFinalAcceptance) {
-      s.phase = Phase::Report;
-    } else if (t == ev::kReportWritten) {
-      s.phase = Phase::Done;
-    }
+    std::visit(StateFolder{s, e.round}, e.payload);
     s.ledgerSeq = e.seq;
   }
   return s;
 }
 
+CampaignState foldLedger(const std::vector<LedgerEvent>& ledgerEvents) {
+  Session decoded;
+  loadEvents(decoded, ledgerEvents);
+  return decoded.state;
+}
+
+std::optional<CodecError> loadEvents(Session& s, const std::vector<LedgerEvent>& ledgerEvents) {
+  std::optional<CodecError> error;
+  s.events.clear();
+  for (const auto& raw : ledgerEvents) {
+    auto decoded = decode(raw);
+    if (auto* e = std::get_if<CodecError>(&decoded)) {
+      error = *e;
+      break;
+    }
+    s.events.push_back(std::get<TypedEvent>(std::move(decoded)));
+  }
+  s.rounds = RoundLog(s.events);
+  s.state = foldLedger(s.events);
+  return error;
+}
+
 bool completesStep(const std::string& step, const std::string& type) {
-  if (step == "build") return type == ev::kBuildFinished;
-  if (step == "tests") return type == ev::kTestsFinished;
-  if (step == "bench") return type == ev::kBenchFinished;
-  if (step == "validate") return type == ev::kRoundValidated;
-  if (step == "decide") return type == ev::kRoundDecided;
-  if (step == "baseline") return type == ev::kBaselineRecorded;
-  if (step == "final") return type == ev::kFinalAcceptance;
-  if (step == "prepare") return type == ev::kEnvironmentPrepared;
-  if (step == "report") return type == ev::kReportWritten;
+  if (step == "build") return type == BuildFinished::kType;
+  if (step == "tests") return type == TestsFinished::kType;
+  if (step == "bench") return type == BenchFinished::kType;
+  if (step == "validate") return type == RoundValidated::kType;
+  if (step == "decide") return type == RoundDecided::kType;
+  if (step == "baseline") return type == BaselineRecorded::kType;
+  if (step == "final") return type == FinalAcceptanceDone::kType;
+  if (step == "prepare") return type == EnvironmentPrepared::kType;
+  if (step == "report") return type == ReportWritten::kType;
   return false;
 }
 
 // ---- Session ----
 
-std::uint64_t Session::record(const std::string& type, std::optional<int> round, json payload) {
-  if (!payload.contains("at")) payload["at"] = now();
-  const std::uint64_t seq = ledger->appendEvent(type, round, payload);
+std::uint64_t Session::record(LedgerPayload payload, std::optional<int> round) {
+  std::visit([this](auto& e) { if (e.at.empty()) e.at = now(); }, payload);
+  const std::string type = eventType(payload);
+  const std::uint64_t seq = ledger->appendEvent(type, round, encode(payload));
   checkpoint("record:after-append:" + type);
-  LedgerEvent e;
-  e.seq = seq;
-  e.ts = nowIso();
-  e.type = type;
-  e.round = round;
-  e.payload = std::move(payload);
-  events.push_back(e);
+  events.push_back(TypedEvent{seq, nowIso(), round, std::move(payload)});
+  rounds.add(events.back());
   const auto pending = state.pending;
   state = foldLedger(events);
   if (pending && !completesStep(pending->step, type)) state.pending = pending;
@@ -134,27 +169,6 @@ std::string Session::now() const {
 
 std::string Session::nowIso() const {
   return util::formatIso8601Utc(options->clock ? options->clock() : std::chrono::system_clock::now());
-}
-
-const LedgerEvent* Session::last(const std::string& type, std::optional<int> round) const {
-  for (auto it = events.rbegin(); it != events.rend(); ++it) {
-    if (it->type == type && (!round || it->round == round)) return &*it;
-  }
-  return nullptr;
-}
-
-std::vector<const LedgerEvent*> Session::roundEvents(int round) const {
-  std::vector<const LedgerEvent*> out;
-  bool inRound = false;
-  for (const auto& e : events) {
-    if (e.type == ev::kRoundBegun && e.round == round) {
-      inRound = true;
-      out.clear();
-      continue;
-    }
-    if (inRound && e.round == round) out.push_back(&e);
-  }
-  return out;
 }
 
 Refusal Session::refuse(RefusalCode code, std::string why, std::string toolToCall) const {
@@ -200,9 +214,13 @@ Outcome<fs::path> resolveWorkspacePath(const EngineOptions& options, const std::
 
 namespace {
 
-std::string expectedManifestSha(const std::vector<LedgerEvent>& events) {
+// The manifest hash the last event that recorded one holds ("" when none did).
+std::string expectedManifestSha(const std::deque<TypedEvent>& events) {
   for (auto it = events.rbegin(); it != events.rend(); ++it) {
-    if (it->payload.contains("manifest_sha256")) return it->payload.value("manifest_sha256", "");
+    if (const auto* e = it->as<TargetDefined>()) return e->manifestSha256;
+    if (const auto* e = it->as<TargetConfirmed>()) return e->manifestSha256;
+    if (const auto* e = it->as<EnvironmentPrepared>()) return e->manifestSha256;
+    if (const auto* e = it->as<BaselineRecorded>()) return e->manifestSha256;
   }
   return {};
 }
@@ -301,8 +319,7 @@ Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, cons
       verification.problem = LedgerProblem::None;  // readAll() stops before the torn line
     }
   }
-  s->events = s->ledger->readAll();
-  s->state = foldLedger(s->events);
+  const std::optional<CodecError> undecodable = loadEvents(*s, s->ledger->readAll());
   if (!verification.ok()) {
     Refusal r = s->refuse(RefusalCode::LedgerTampered,
                           "the ledger's hash chain is broken: " + verification.reason +
@@ -312,12 +329,16 @@ Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, cons
     r.toolToCall = "";
     return r;
   }
-  if (s->events.empty() || s->events.front().type != ev::kTargetDefined) {
+  if (undecodable) {
+    return toolFailure("the ledger does not read as kopt's events: " + undecodable->message, "",
+                       "open the campaign with the kopt version that wrote it");
+  }
+  if (s->events.empty() || !s->events.front().is<TargetDefined>()) {
     return s->refuse(RefusalCode::NotFound, "the ledger has no target_defined event", "define_target");
   }
-  const json& defined = s->last(ev::kTargetDefined)->payload;
-  s->name = defined.value("campaign", "");
-  s->repo = defined.value("repo", "");
+  const TargetDefined& defined = *s->last<TargetDefined>();
+  s->name = defined.campaign;
+  s->repo = defined.repo;
 
   // manifest.yaml is what the user confirmed: its hash is in the ledger.
   std::optional<std::string> text;
@@ -359,7 +380,7 @@ Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, cons
         const auto after = saved->pending->detail.value("after_seq", std::uint64_t{0});
         bool completed = false;
         for (const auto& e : s->events) {
-          if (e.seq > after && completesStep(saved->pending->step, e.type)) completed = true;
+          if (e.seq > after && completesStep(saved->pending->step, e.type())) completed = true;
         }
         if (!completed) s->state.pending = saved->pending;
       }

@@ -3,6 +3,7 @@
 // ledger and the state folded from it, and (for state-changing calls) the campaign lock.
 // Internal to the engine (src/campaign/engine*.cpp); the tools layer never sees it.
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -15,38 +16,16 @@
 #include "campaign/engine.h"
 #include "campaign/engine_phase_table.h"
 #include "campaign/ledger.h"
+#include "campaign/ledger_events.h"
 #include "campaign/manifest.h"
 #include "campaign/refusal.h"
+#include "campaign/round_log.h"
 #include "campaign/state_store.h"
 #include "util/file_lock.h"
 
 namespace kopt::campaign::detail {
 
 using json = nlohmann::json;
-
-// Ledger event types (the payload of each is documented where it is appended).
-namespace ev {
-inline constexpr const char* kTargetDefined = "target_defined";
-inline constexpr const char* kTargetConfirmed = "target_confirmed";
-inline constexpr const char* kEnvironmentPrepared = "environment_prepared";
-inline constexpr const char* kTipsRead = "tips_read";
-inline constexpr const char* kBaselineRecorded = "baseline_recorded";
-inline constexpr const char* kRoundBegun = "round_begun";
-inline constexpr const char* kBuildFinished = "build_finished";
-inline constexpr const char* kTestsFinished = "tests_finished";
-inline constexpr const char* kBenchFinished = "bench_finished";
-inline constexpr const char* kRoundValidated = "round_validated";
-inline constexpr const char* kRoundDecided = "round_decided";
-inline constexpr const char* kTerminationChecked = "termination_checked";
-inline constexpr const char* kFinalAcceptance = "final_acceptance_done";
-inline constexpr const char* kReportWritten = "report_written";
-inline constexpr const char* kTipAppended = "tip_appended";
-inline constexpr const char* kPendingDiscarded = "pending_discarded";  // a forged step in state.json, dropped
-// kopt built a worktree it measures ("best", "baseline"): tree, commit, build (sha256 of the build
-// command), content (worktreeContentFingerprint after the build). A later measurement reuses the
-// build only while the tree still hashes to it.
-inline constexpr const char* kWorktreeBuilt = "worktree_built";
-}  // namespace ev
 
 enum class OpenMode { Query, Mutate };
 
@@ -60,7 +39,9 @@ struct Session {
   Manifest manifest;
   std::string manifestSha;
   CampaignState state;
-  std::vector<LedgerEvent> events;
+  // The ledger's events, decoded. A deque: `rounds` points into it, and appending moves nothing.
+  std::deque<TypedEvent> events;
+  RoundLog rounds;  // folded from `events`; each append folds one more
   std::unique_ptr<Ledger> ledger;
   std::optional<util::FileLock> lock;
   std::vector<std::string> recoveryNotes;  // what opening repaired (torn tail, interrupted step)
@@ -69,7 +50,8 @@ struct Session {
 
   // Appends one event (fsync'ed), folds it into the state, writes the records it implies
   // (idempotently) and saves state.json. Returns the event's seq.
-  std::uint64_t record(const std::string& type, std::optional<int> round, json payload);
+  // An empty "at" is stamped with now().
+  std::uint64_t record(LedgerPayload payload, std::optional<int> round);
   // Marks a step as started (state.json, atomically) so a restart knows what was interrupted.
   void beginStep(int round, const std::string& step, json detail = json::object());
   void clearStep();
@@ -82,17 +64,32 @@ struct Session {
 
   std::string now() const;     // "YYYY-MM-DD HH:MM" (records)
   std::string nowIso() const;  // ISO-8601 UTC
-  // The last event of `type` (optionally for `round`), or nullptr.
-  const LedgerEvent* last(const std::string& type, std::optional<int> round = std::nullopt) const;
-  // Events of the open round after its round_begun, in order.
-  std::vector<const LedgerEvent*> roundEvents(int round) const;
+  // The last event of type E, or nullptr (lastEvent: with its envelope, for its seq or time).
+  template <class E>
+  const TypedEvent* lastEvent() const {
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+      if (it->is<E>()) return &*it;
+    }
+    return nullptr;
+  }
+  template <class E>
+  const E* last() const {
+    const TypedEvent* e = lastEvent<E>();
+    return e ? e->as<E>() : nullptr;
+  }
 
   Refusal refuse(RefusalCode code, std::string why, std::string toolToCall = {}) const;
   PlaceholderValues placeholders(const std::filesystem::path& tree) const;
 };
 
 // Folds the ledger into the state machine's state (pure). Pending steps are not in the ledger.
-CampaignState foldLedger(const std::vector<LedgerEvent>& events);
+CampaignState foldLedger(const std::deque<TypedEvent>& events);
+// The same over a ledger's stored events, up to the first that does not decode (a listing or a
+// tampering report shows where the intact history stands).
+CampaignState foldLedger(const std::vector<LedgerEvent>& ledgerEvents);
+// Decodes a verified ledger's events into the session and folds them (rounds, state); the codec's
+// error when one does not decode (the session then holds the events before it).
+std::optional<CodecError> loadEvents(Session& session, const std::vector<LedgerEvent>& ledgerEvents);
 // The event types that complete a pending step of that name.
 bool completesStep(const std::string& step, const std::string& eventType);
 
@@ -114,7 +111,7 @@ Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, cons
 
 // Writes the records an event implies (summary.md, decision.json, trend row, optimize.md block,
 // ...). Idempotent: safe to run again for an event whose records were (partly) written.
-void writeEventRecords(Session& session, const LedgerEvent& event);
+void writeEventRecords(Session& session, const TypedEvent& event);
 // Gives the session's ledger its key (ledger_key.h): the campaign's key file, or a new one when
 // `create` (a new campaign). A refusal when the ledger is keyed and its key is missing or unreadable.
 std::optional<Refusal> keyLedger(Session& session, bool create);

@@ -92,6 +92,26 @@ std::vector<std::string> kernelScope(const Session& session) {
   return scope;
 }
 
+BuildFinished buildFinished(const exec::RunResult& r, const std::string& fingerprint) {
+  BuildFinished e;
+  e.ok = r.ok();
+  e.outcome = exec::toString(r.outcome);
+  e.exitCode = r.exitCode;
+  e.wallMs = r.wallTime.count();
+  e.fingerprint = fingerprint;
+  return e;
+}
+
+TestsFinished testsFinished(const exec::RunResult& r, const std::string& fingerprint) {
+  TestsFinished e;
+  e.ok = r.ok();
+  e.outcome = exec::toString(r.outcome);
+  e.exitCode = r.exitCode;
+  e.wallMs = r.wallTime.count();
+  e.fingerprint = fingerprint;
+  return e;
+}
+
 std::string describe(const exec::RunResult& r) {
   std::string s = exec::toString(r.outcome);
   if (r.outcome == exec::Outcome::Exited) s += " with code " + std::to_string(r.exitCode);
@@ -284,12 +304,8 @@ std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, cons
   const std::string treeName = dir.filename().string();
   // What kopt last built in this tree, as the ledger says (the agent cannot forge a ledger line).
   std::string builtContent;
-  for (auto it = session.events.rbegin(); it != session.events.rend(); ++it) {
-    if (it->type != ev::kWorktreeBuilt || it->payload.value("tree", "") != treeName) continue;
-    if (it->payload.value("commit", "") == commit && it->payload.value("build", "") == buildSha) {
-      builtContent = it->payload.value("content", "");
-    }
-    break;
+  if (const WorktreeBuilt* built = session.rounds.lastWorktreeBuild(treeName)) {
+    if (built->commit == commit && built->build == buildSha) builtContent = built->content;
   }
   try {
     lineage::GitRepo repo(session.repo);
@@ -320,44 +336,34 @@ std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, cons
     return "the build of " + commit.substr(0, 10) + " in " + dir.string() + " " + describe(r) + " (log: " +
            buildLog.string() + ")";
   }
-  session.record(ev::kWorktreeBuilt, std::nullopt,
-                 json{{"tree", treeName}, {"commit", commit}, {"build", buildSha}, {"content", worktreeContentFingerprint(dir)}});
+  WorktreeBuilt built;
+  built.tree = treeName;
+  built.commit = commit;
+  built.build = buildSha;
+  built.content = worktreeContentFingerprint(dir);
+  session.record(built, std::nullopt);
   return {};
 }
 
 std::vector<std::string> representativeShapes(const Session& session) {
-  if (const auto* e = session.last(ev::kBaselineRecorded)) {
-    return e->payload.value("representative_shapes", std::vector<std::string>{});
-  }
+  if (const auto* b = session.rounds.baseline()) return b->representativeShapes;
   return session.manifest.representativeShapes;
 }
 
 std::vector<std::string> expectedLabels(const Session& session, bool full) {
-  const auto* e = session.last(ev::kBaselineRecorded);
-  if (!e) return {};
-  return full ? e->payload.value("labels", std::vector<std::string>{})
-              : e->payload.value("representative_shapes", std::vector<std::string>{});
+  const auto* b = session.rounds.baseline();
+  if (!b) return {};
+  return full ? b->labels : b->representativeShapes;
 }
 
 std::string frozenHeader(const Session& session) {
-  const auto* e = session.last(ev::kBaselineRecorded);
-  return e ? e->payload.value("schema_header", "") : std::string();
+  const auto* b = session.rounds.baseline();
+  return b ? b->schemaHeader : std::string();
 }
 
 measure::Calibration calibrationOf(const Session& session) {
   measure::Calibration c;
-  const auto* e = session.last(ev::kBaselineRecorded);
-  if (!e || !e->payload.contains("calibration")) return c;
-  for (const auto& s : e->payload["calibration"]) {
-    measure::ShapeNoise n;
-    n.label = s.value("label", "");
-    n.pairs = s.value("pairs", std::size_t{0});
-    n.sdLogRatio = s.value("sd_log_ratio", 0.0);
-    n.q975 = s.value("q975", 0.0);
-    n.delta = s.value("delta", 0.0);
-    n.processSd = s.value("process_sd", 0.0);
-    c.shapes.push_back(n);
-  }
+  if (const auto* b = session.rounds.baseline()) c.shapes = b->calibration;
   return c;
 }
 
@@ -381,12 +387,9 @@ nlohmann::json harnessToJson(const measure::HarnessCheck& check) {
 }
 
 int blocksPerLookOf(const Session& session, const measure::GatePolicy& policy) {
-  const auto* e = session.last(ev::kBaselineRecorded);
-  if (e && e->payload.contains("harness") && e->payload["harness"].is_object()) {
-    const int blocks = e->payload["harness"].value("blocks_per_look", 0);
-    if (blocks > 0) return std::max(blocks, policy.blocksPerLook);
-  }
-  return policy.blocksPerLook;
+  const auto* b = session.rounds.baseline();
+  const int blocks = b ? harnessBlocksPerLook(*b) : 0;
+  return blocks > 0 ? std::max(blocks, policy.blocksPerLook) : policy.blocksPerLook;
 }
 
 MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestTree, const fs::path& runsDir,
@@ -498,10 +501,8 @@ std::vector<GateReason> gateReasons(const measure::GateResult& gate) {
 }
 
 int measurementOrdinal(const Session& session, int round) {
-  int k = 1;
-  for (const auto* e : session.roundEvents(round)) {
-    if (e->type == ev::kBenchFinished || e->type == ev::kRoundValidated) ++k;
-  }
+  const RoundProgress* progress = session.rounds.round(round);
+  int k = 1 + (progress ? progress->measurements : 0);
   try {
     if (auto discarded = util::readFileIfExists(session.paths.round(round).artifacts / "discarded-tags")) {
       for (const auto& line : util::splitLines(*discarded)) k += line.empty() ? 0 : 1;
@@ -533,13 +534,8 @@ void publishBenchmarkCsv(const std::vector<PairRun>& pairs, const RoundPaths& ro
 }
 
 std::optional<records::RoundRecord> roundRecord(const Session& session, int round) {
-  for (auto it = session.events.rbegin(); it != session.events.rend(); ++it) {
-    if (it->round != round) continue;
-    if (it->type == ev::kBaselineRecorded || it->type == ev::kRoundDecided) {
-      if (it->payload.contains("record")) return roundRecordFromJson(it->payload["record"]);
-    }
-  }
-  return std::nullopt;
+  const records::RoundRecord* r = session.rounds.record(round);
+  return r ? std::optional<records::RoundRecord>(*r) : std::nullopt;
 }
 
 namespace {

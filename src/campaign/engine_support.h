@@ -41,6 +41,9 @@ exec::RunResult runLogged(exec::Executor& executor, const Command& command, cons
 // The last `maxBytes` of a log (cut at a line start), "" when missing.
 std::string logTail(const std::filesystem::path& log, std::size_t maxBytes = 4000);
 std::string describe(const exec::RunResult& r);
+// The ledger events of a finished build or test run of the kernel files `fingerprint` names.
+BuildFinished buildFinished(const exec::RunResult& r, const std::string& fingerprint);
+TestsFinished testsFinished(const exec::RunResult& r, const std::string& fingerprint);
 
 // The tracked files of the repository outside the kernel sources, each with the sha256 of its
 // bytes on disk ("<missing>" when gone): the harness sources a build compiles, scripts, data.
@@ -70,7 +73,7 @@ std::string worktreeContentFingerprint(const std::filesystem::path& dir, const s
 std::string candidateContentFingerprint(const Session& session);
 
 // A git worktree of `commit` at `dir` that kopt built with the manifest's build command (log at
-// `buildLog`) and recorded in the ledger (ev::kWorktreeBuilt, with the tree's content hash). A
+// `buildLog`) and recorded in the ledger (WorktreeBuilt, with the tree's content hash). A
 // tree that still hashes to that record is reused; any other is reset to the commit, cleaned of
 // every untracked and ignored file, and built again (docs/integrity.md, referee holes 2, 9). Returns an error
 // text, or "" when ready.

@@ -29,7 +29,6 @@ namespace kopt::campaign {
 namespace fs = std::filesystem;
 using detail::Session;
 using json = nlohmann::json;
-namespace ev = detail::ev;
 
 namespace detail {
 
@@ -156,8 +155,8 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
                           (cachesRemoved ? " (" + std::to_string(cachesRemoved) + " bytecode cache(s) removed)"
                                          : std::string()));
   // 2. The hypothesis is frozen at begin_round.
-  const LedgerEvent* begun = s.last(ev::kRoundBegun, round);
-  const std::string wantSha = begun ? begun->payload.value("hypothesis_sha256", "") : "";
+  const RoundProgress* progress = s.rounds.round(round);
+  const std::string wantSha = progress ? progress->begun->hypothesisSha256 : "";
   std::string haveSha;
   try {
     haveSha = util::sha256FileHex(rp.hypothesis);
@@ -232,14 +231,11 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
   }
   const std::string fingerprint = detail::treeFingerprint(s.repo, detail::kernelScope(s));
   // 4. A final verdict on this exact tree stands: validating again would only re-roll the dice.
-  for (const auto* e : s.roundEvents(round)) {
-    if (e->type == ev::kRoundValidated && e->payload.value("fingerprint", "") == fingerprint) {
-      return s.refuse(RefusalCode::NothingChanged,
-                      "round " + std::to_string(round) + " was already validated on exactly these files (verdict " +
-                          e->payload.value("decision", "") + "); measuring again until the numbers look better is "
-                          "not allowed",
-                      "accept_or_revert (or change the code to fix it, then validate_round)");
-    }
+  if (const RoundValidated* earlier = progress ? progress->verdictOn(fingerprint) : nullptr) {
+    return s.refuse(RefusalCode::NothingChanged,
+                    "round " + std::to_string(round) + " was already validated on exactly these files (verdict " +
+                        earlier->decision + "); measuring again until the numbers look better is not allowed",
+                    "accept_or_revert (or change the code to fix it, then validate_round)");
   }
 
   auto executor = detail::makeExecutorFor(options_, m);
@@ -267,14 +263,8 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
   } else {
     result.checks.push_back(m.buildCommand.empty() ? "no build needed" : "build ok");
     // 6. Tests (reused when they already passed on these files).
-    bool testsOk = false;
-    for (auto it = s.events.rbegin(); it != s.events.rend(); ++it) {
-      if (it->type == ev::kRoundBegun && it->round == round) break;
-      if (it->type == ev::kTestsFinished && it->round == round) {
-        testsOk = it->payload.value("ok", false) && it->payload.value("fingerprint", "") == fingerprint;
-        break;
-      }
-    }
+    const TestsFinished* lastTests = s.rounds.round(round) ? s.rounds.round(round)->lastTests : nullptr;
+    bool testsOk = lastTests && lastTests->ok && lastTests->fingerprint == fingerprint;
     if (!testsOk) {
       s.beginStep(round, "tests");
       exec::RunResult r = detail::runLogged(*executor, m.testCommand, s.placeholders(s.repo), s.repo, rp.testLog,
@@ -283,12 +273,7 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
         s.clearStep();
         return toolFailure("validate_round was cancelled; nothing was recorded");
       }
-      s.record(ev::kTestsFinished, round,
-               json{{"ok", r.ok()},
-                    {"outcome", exec::toString(r.outcome)},
-                    {"exit_code", r.exitCode},
-                    {"wall_ms", r.wallTime.count()},
-                    {"fingerprint", fingerprint}});
+      s.record(detail::testsFinished(r, fingerprint), round);
       testsOk = r.ok();
       if (!testsOk) finishRollback("tests_failed", "the tests " + detail::describe(r) + "; log tail:\n" + detail::logTail(rp.testLog, 2000));
     }
@@ -465,17 +450,18 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
   util::writeFileAtomic(rp.artifacts / "validation.json",
                         json{{"round", round}, {"decision", verdict.decision}, {"reasons", reasons}, {"flags", flags},
                              {"measurements", tags}, {"fingerprint", fingerprint}}.dump(2) + "\n");
-  s.record(ev::kRoundValidated, round,
-           json{{"decision", verdict.decision},
-                {"reasons", reasons},
-                {"fingerprint", fingerprint},
-                {"kind", full ? "full" : "quick"},
-                {"pairs", assembled.usablePairs},
-                {"measurements", tags},
-                {"flags", flags},
-                {"hypothesis_sha256", wantSha},
-                {"changed_files", result.changedFiles},
-                {"record", detail::roundRecordToJson(record)}});
+  RoundValidated validated;
+  validated.decision = verdict.decision;
+  for (const auto& r : verdict.reasons) validated.reasons.push_back({r.code, r.label, r.message});
+  validated.fingerprint = fingerprint;
+  validated.full = full;
+  validated.pairs = assembled.usablePairs;
+  validated.measurements = tags;
+  validated.flags = flags;
+  validated.hypothesisSha256 = wantSha;
+  validated.changedFiles = result.changedFiles;
+  validated.record = record;
+  s.record(validated, round);
   result.decision = verdict.decision;
   result.reasons = verdict.reasons;
   result.kind = full ? "full" : "quick";

@@ -10,19 +10,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// The round's last verdict, unless something of the round happened after it (a rebuild or a
-// re-test makes a verdict stale, exactly as folding the ledger does).
-const LedgerEvent* standingVerdict(const std::vector<LedgerEvent>& events, int round) {
-  const LedgerEvent* verdict = nullptr;
-  for (const auto& e : events) {
-    if (e.round != round) continue;
-    if (e.type == "round_begun") verdict = nullptr;
-    else if (e.type == "round_validated") verdict = &e;
-    else if (e.type == "build_finished" || e.type == "tests_finished" || e.type == "bench_finished") verdict = nullptr;
-  }
-  return verdict;
-}
-
 bool allowsAccept(const std::string& decision) {
   return decision == "ACCEPT" || decision == "ACCEPT_WITH_NOTE" || decision == "AUDIT";
 }
@@ -54,9 +41,10 @@ std::string unbackedDecisionReason(const PendingStep& p, const DecisionContext& 
   }
   if (strings(d, "declared") != c.openRound->declaredFiles) return "its files are not the ones " + round + " declared";
   if (strings(d, "scope") != c.kernelScope) return "its scope is not the manifest's kernel_source";
-  const LedgerEvent* verdict = c.events ? standingVerdict(*c.events, p.round) : nullptr;
+  const RoundProgress* progress = c.rounds ? c.rounds->round(p.round) : nullptr;
+  const RoundValidated* verdict = progress ? progress->standingVerdict : nullptr;
   if (!verdict) return "the ledger holds no standing verdict of validate_round for " + round;
-  const std::string decision = str(verdict->payload, "decision");
+  const std::string& decision = verdict->decision;
   auto accept = d.find("accept");
   if (accept == d.end() || !accept->is_boolean()) return "it does not say whether it accepts";
   if (accept->get<bool>() && !allowsAccept(decision)) {
@@ -64,15 +52,12 @@ std::string unbackedDecisionReason(const PendingStep& p, const DecisionContext& 
   }
   // The record about to be written must carry the verdict's numbers, not numbers of its own.
   const auto record = d.find("record");
-  const auto measured = verdict->payload.find("record");
-  if (record == d.end() || measured == verdict->payload.end() || !record->is_object() || !measured->is_object()) {
-    return "its record or the verdict's record is missing";
-  }
+  if (record == d.end() || !record->is_object()) return "its record is missing";
   // Both through the same round trip, so that only a different value can differ.
-  json mine, theirs;
+  json mine;
+  const json theirs = detail::roundRecordToJson(verdict->record);
   try {
     mine = detail::roundRecordToJson(detail::roundRecordFromJson(*record));
-    theirs = detail::roundRecordToJson(detail::roundRecordFromJson(*measured));
   } catch (const std::exception&) {
     return "its record does not parse as a round record";
   }
@@ -88,7 +73,7 @@ std::string unbackedDecisionReason(const PendingStep& p, const DecisionContext& 
   const auto gitDone = d.find("git_done");
   const bool committed = gitDone != d.end() && gitDone->is_boolean() && gitDone->get<bool>();
   if (accept->get<bool>() && !committed && c.treeFingerprint &&
-      c.treeFingerprint() != str(verdict->payload, "fingerprint")) {
+      c.treeFingerprint() != verdict->fingerprint) {
     return "the kernel files differ from the ones validate_round measured for " + round;
   }
   return {};

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "campaign/ledger.h"
+#include "campaign/round_log.h"
 #include "campaign/state_store.h"
 
 namespace kopt::campaign {
 
 struct DecisionContext {
-  const std::vector<LedgerEvent>* events = nullptr;  // the verified ledger
+  const RoundLog* rounds = nullptr;                  // folded from the verified ledger
   std::optional<OpenRound> openRound;                // as folded from the ledger
   std::vector<std::string> kernelScope;              // the manifest's kernel_source
   std::function<std::string()> treeFingerprint;      // of the kernel files now (only asked for an accept)

@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <deque>
+
 #include "campaign/engine_record_json.h"
+#include "campaign/ledger_events.h"
 
 using namespace kopt::campaign;
 using json = nlohmann::json;
@@ -41,7 +44,6 @@ struct Fixture {
     open.number = 2;
     open.lineageHead = "abc";
     open.declaredFiles = {"gemm_config.h"};
-    context.events = &events;
     context.openRound = open;
     context.kernelScope = {"gemm.cpp", "gemm_config.h"};
     context.treeFingerprint = [this] { return fingerprintNow; };
@@ -53,7 +55,16 @@ struct Fixture {
     pending.detail = {{"accept", true},        {"lineage_head", "abc"},  {"declared", {"gemm_config.h"}},
                       {"scope", {"gemm.cpp", "gemm_config.h"}}, {"record", record}, {"after_seq", 8}};
   }
-  std::string reason() const { return unbackedDecisionReason(pending, context); }
+  // The ledger as the engine sees it: decoded, folded round by round.
+  std::deque<TypedEvent> typed;
+  RoundLog rounds;
+  std::string reason() {
+    typed.clear();
+    for (const auto& e : events) typed.push_back(std::get<TypedEvent>(decode(e)));
+    rounds = RoundLog(typed);
+    context.rounds = &rounds;
+    return unbackedDecisionReason(pending, context);
+  }
 };
 
 }  // namespace
