@@ -19,7 +19,7 @@
 namespace kopt::campaign {
 
 namespace fs = std::filesystem;
-using detail::Session;
+using detail::OpenCampaign;
 using json = nlohmann::json;
 
 namespace {
@@ -28,7 +28,7 @@ namespace {
 // spread of the per-session means beyond what the blocks inside each session explain.
 constexpr int kAaSessions = 3;
 
-Refusal broken(const Session& s, std::string why, std::vector<std::string> details = {}) {
+Refusal broken(const OpenCampaign& s, std::string why, std::vector<std::string> details = {}) {
   Refusal r = s.refuse(RefusalCode::BaselineBroken, std::move(why), "");
   r.details = std::move(details);
   r.details.push_back("the unmodified kernel must build, pass its tests and PASS every shape before a campaign can "
@@ -56,7 +56,7 @@ std::vector<std::string> chooseRepresentative(const std::vector<std::string>& la
 }
 
 // Repository files the commands name (a test script, a bench script): frozen with the harness.
-std::vector<std::string> filesNamedByCommands(const Session& s) {
+std::vector<std::string> filesNamedByCommands(const OpenCampaign& s) {
   std::set<std::string> out;
   const auto tracked = detail::listScopeFiles(s.repo, {"."});
   const std::set<std::string> trackedSet(tracked.begin(), tracked.end());
@@ -85,7 +85,7 @@ std::vector<std::string> filesNamedByCommands(const Session& s) {
 Outcome<BaselineResult> CampaignEngine::runBaseline(const std::string& campaignDir, const CallContext& ctx) {
   auto opened = detail::openForTool(options_, campaignDir, CampaignTool::RunBaseline, ctx);
   if (!opened.ok()) return errorOf<BaselineResult>(opened);
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   const Manifest& m = s.manifest;
   lineage::GitRepo repo(s.repo);
   std::string head;

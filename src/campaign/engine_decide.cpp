@@ -25,7 +25,7 @@
 namespace kopt::campaign {
 
 namespace fs = std::filesystem;
-using detail::Session;
+using detail::OpenCampaign;
 using json = nlohmann::json;
 
 namespace detail {
@@ -34,7 +34,7 @@ namespace {
 
 // A decision in state.json that the ledger does not back was not started by kopt: nothing of it
 // is done, the marker goes, and the ledger says why (the agent sees the refusal).
-Refusal discardUnbackedDecision(Session& s, const std::string& why) {
+Refusal discardUnbackedDecision(OpenCampaign& s, const std::string& why) {
   const PendingStep p = *s.state.pending;
   s.state.pending.reset();
   PendingDiscarded discarded;
@@ -88,7 +88,7 @@ std::string committedScopeMismatch(const lineage::GitRepo& repo, const std::stri
 
 }  // namespace
 
-Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
+Outcome<AcceptOrRevertResult> completeDecision(OpenCampaign& s) {
   if (!s.state.pending || s.state.pending->step != "decide") return toolFailure("no decision is pending");
   {
     DecisionContext backing;
@@ -217,9 +217,9 @@ Outcome<AcceptOrRevertResult> completeDecision(Session& s) {
 }  // namespace detail
 
 Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRevertRequest& q, const CallContext& ctx) {
-  auto opened = detail::openSession(options_, q.campaignDir, CampaignTool::AcceptOrRevert, detail::OpenMode::Mutate);
+  auto opened = detail::openCampaign(options_, q.campaignDir, CampaignTool::AcceptOrRevert, detail::OpenMode::Mutate);
   if (!opened.ok()) return errorOf<AcceptOrRevertResult>(opened);
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   // An accept_or_revert the last server did not finish is finished now (same decision, same prose).
   if (s.state.pending && s.state.pending->step == "decide") return detail::completeDecision(s);
   detail::recoverPending(s, ctx);

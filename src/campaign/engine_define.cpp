@@ -20,7 +20,7 @@
 namespace kopt::campaign {
 
 namespace fs = std::filesystem;
-using detail::Session;
+using detail::OpenCampaign;
 using json = nlohmann::json;
 
 CampaignEngine::CampaignEngine(EngineOptions options) : options_(std::move(options)) {
@@ -193,22 +193,22 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
     dir = d.value();
   }
   DefineTargetResult result;
-  std::unique_ptr<Session> session;
+  std::unique_ptr<OpenCampaign> session;
   std::error_code ec;
   if (fs::exists(CampaignPaths(dir).ledger, ec)) {
-    auto opened = detail::openSession(options_, dir.string(), CampaignTool::DefineTarget, detail::OpenMode::Mutate);
+    auto opened = detail::openCampaign(options_, dir.string(), CampaignTool::DefineTarget, detail::OpenMode::Mutate);
     if (!opened.ok()) {
       // A campaign whose manifest.yaml was edited in DEFINE_TARGET may be redefined.
       if (!(opened.refused() && opened.refusal().code == RefusalCode::RecordTampered)) {
         if (opened.refused()) return opened.refusal();
         return opened.failure();
       }
-      Session probe;
+      OpenCampaign probe;
       if (detail::loadEvents(probe, Ledger(CampaignPaths(dir).ledger).readAll()) ||
           probe.state.phase != Phase::DefineTarget) {
         return opened.refusal();
       }
-      session = std::make_unique<Session>();
+      session = std::make_unique<OpenCampaign>();
       session->options = &options_;
       session->paths = CampaignPaths(dir);
       session->lock = detail::tryLockCampaign(options_, session->paths);
@@ -228,7 +228,7 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
     }
     result.redefined = true;
   } else {
-    session = std::make_unique<Session>();
+    session = std::make_unique<OpenCampaign>();
     session->options = &options_;
     session->paths = CampaignPaths(dir);
     try {
@@ -283,13 +283,13 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
 }
 
 Outcome<TargetSummary> CampaignEngine::targetSummary(const std::string& campaignDir) {
-  auto opened = detail::openSession(options_, campaignDir, CampaignTool::ConfirmTarget, detail::OpenMode::Query,
+  auto opened = detail::openCampaign(options_, campaignDir, CampaignTool::ConfirmTarget, detail::OpenMode::Query,
                                     "confirm_target");
   if (!opened.ok()) {
     if (opened.refused()) return opened.refusal();
     return opened.failure();
   }
-  const Session& s = *opened.value();
+  const OpenCampaign& s = *opened.value();
   TargetSummary t;
   t.campaignName = s.name;
   t.manifestYaml = util::readFile(s.paths.manifest);
@@ -299,12 +299,12 @@ Outcome<TargetSummary> CampaignEngine::targetSummary(const std::string& campaign
 }
 
 Outcome<ConfirmTargetResult> CampaignEngine::confirmTarget(const ConfirmTargetRequest& q) {
-  auto opened = detail::openSession(options_, q.campaignDir, CampaignTool::ConfirmTarget, detail::OpenMode::Mutate);
+  auto opened = detail::openCampaign(options_, q.campaignDir, CampaignTool::ConfirmTarget, detail::OpenMode::Mutate);
   if (!opened.ok()) {
     if (opened.refused()) return opened.refusal();
     return opened.failure();
   }
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   if (!allowedIn(CampaignTool::ConfirmTarget, s.state.phase)) return phaseRefusal(s);
   if (!q.confirm) {
     Refusal r = s.refuse(RefusalCode::NotConfirmed,
@@ -335,7 +335,7 @@ std::string fillHarness(std::string text, const Manifest& m) {
   const std::string backend = toString(m.targetBackend);
   // tools/quick_test_bench.py's placeholder, and its KIND line for a memory-bound schema.
   text = util::replaceAll(text, "\"__KOPT_BACKEND__\"", "\"" + backend + "\"");
-  if (m.schema.kind == SchemaKind::Memory) text = util::replaceAll(text, "\nKIND = \"gemm\"", "\nKIND = \"memory\"");
+  if (m.schema.kind == SchemaKind::MemoryBound) text = util::replaceAll(text, "\nKIND = \"gemm\"", "\nKIND = \"memory\"");
   for (const char* p : {"{{TARGET_BACKEND}}", "__TARGET_BACKEND__", "${TARGET_BACKEND}"}) text = util::replaceAll(text, p, backend);
   for (const char* p : {"{{TARGET_OP}}", "__TARGET_OP__", "${TARGET_OP}"}) text = util::replaceAll(text, p, m.targetOp);
   for (const char* p : {"{{TARGET_GPU}}", "__TARGET_GPU__", "${TARGET_GPU}"}) text = util::replaceAll(text, p, m.targetGpu);
@@ -345,12 +345,12 @@ std::string fillHarness(std::string text, const Manifest& m) {
 }  // namespace
 
 Outcome<PrepareEnvironmentResult> CampaignEngine::prepareEnvironment(const std::string& campaignDir) {
-  auto opened = detail::openSession(options_, campaignDir, CampaignTool::PrepareEnvironment, detail::OpenMode::Mutate);
+  auto opened = detail::openCampaign(options_, campaignDir, CampaignTool::PrepareEnvironment, detail::OpenMode::Mutate);
   if (!opened.ok()) {
     if (opened.refused()) return opened.refusal();
     return opened.failure();
   }
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   if (!allowedIn(CampaignTool::PrepareEnvironment, s.state.phase)) return phaseRefusal(s);
   if (!s.manifest.gitCommit) {
     return toolFailure("git_commit: false is not supported: kopt's lineage (the best-build worktree, exact "
@@ -399,12 +399,12 @@ Outcome<PrepareEnvironmentResult> CampaignEngine::prepareEnvironment(const std::
 }
 
 Outcome<ReadTipsResult> CampaignEngine::readTips(const std::string& campaignDir) {
-  auto opened = detail::openSession(options_, campaignDir, CampaignTool::ReadTips, detail::OpenMode::Mutate);
+  auto opened = detail::openCampaign(options_, campaignDir, CampaignTool::ReadTips, detail::OpenMode::Mutate);
   if (!opened.ok()) {
     if (opened.refused()) return opened.refusal();
     return opened.failure();
   }
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   if (!allowedIn(CampaignTool::ReadTips, s.state.phase)) return phaseRefusal(s);
   auto tipsRoot = detail::manifestTipsRoot(options_, s.manifest);
   if (!tipsRoot.ok()) return errorOf<ReadTipsResult>(tipsRoot);

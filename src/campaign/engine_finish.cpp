@@ -25,14 +25,14 @@
 namespace kopt::campaign {
 
 namespace fs = std::filesystem;
-using detail::Session;
+using detail::OpenCampaign;
 using json = nlohmann::json;
 
 namespace {
 
 constexpr double kAcceptableFractionOfPeak = 0.80;  // T2
 
-std::optional<double> bestAggregate(const Session& s) {
+std::optional<double> bestAggregate(const OpenCampaign& s) {
   if (auto r = detail::roundRecord(s, s.state.bestRound.value_or(1))) return r->aggregate.value;
   return std::nullopt;
 }
@@ -68,7 +68,7 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
   CallContext ctx;
   auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::TerminationCheck, ctx);
   if (!opened.ok()) return errorOf<TerminationResult>(opened);
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   const Manifest& m = s.manifest;
   TerminationResult result;
   const auto best = bestAggregate(s);
@@ -178,7 +178,7 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
 Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAcceptanceRequest& q, const CallContext& ctx) {
   auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::FinalAcceptance, ctx);
   if (!opened.ok()) return errorOf<FinalAcceptanceResult>(opened);
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   const Manifest& m = s.manifest;
   // Rule 10: no premature termination.
   const TerminationChecked* term = s.rounds.terminationSinceLastRound();
@@ -294,7 +294,7 @@ Outcome<ReportResult> CampaignEngine::report(const std::string& campaignDir) {
   CallContext ctx;
   auto opened = detail::openForTool(options_, campaignDir, CampaignTool::Report, ctx);
   if (!opened.ok()) return errorOf<ReportResult>(opened);
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   const Manifest& m = s.manifest;
   const auto metric = measureMetric(m);
   report::CampaignHistory h;

@@ -18,13 +18,13 @@
 namespace kopt::campaign {
 
 namespace fs = std::filesystem;
-using detail::Session;
+using detail::OpenCampaign;
 using json = nlohmann::json;
 
 namespace {
 
-Outcome<std::unique_ptr<Session>> openQuery(const EngineOptions& options, const std::string& dir, const std::string& tool) {
-  return detail::openSession(options, dir, CampaignTool::DefineTarget, detail::OpenMode::Query, tool);
+Outcome<std::unique_ptr<OpenCampaign>> openQuery(const EngineOptions& options, const std::string& dir, const std::string& tool) {
+  return detail::openCampaign(options, dir, CampaignTool::DefineTarget, detail::OpenMode::Query, tool);
 }
 
 std::string describePending(const PendingStep& p) {
@@ -64,7 +64,7 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
     st.expectation = "kopt refuses to continue until the tampering is undone";
     return st;
   }
-  const Session& s = *opened.value();
+  const OpenCampaign& s = *opened.value();
   st.campaignDir = s.paths.root.string();
   st.campaignName = s.name;
   st.repo = s.repo.string();
@@ -161,7 +161,7 @@ std::vector<CampaignListing> CampaignEngine::listCampaigns() {
 
 namespace {
 
-TrendRowView viewOf(const Session& s, const records::RoundRecord& r, const std::optional<records::RoundRecord>& base) {
+TrendRowView viewOf(const OpenCampaign& s, const records::RoundRecord& r, const std::optional<records::RoundRecord>& base) {
   TrendRowView v;
   v.round = r.number;
   v.status = records::toString(r.status);
@@ -207,7 +207,7 @@ TrendRowView viewOf(const Session& s, const records::RoundRecord& r, const std::
 Outcome<TrendResult> CampaignEngine::queryTrend(const std::string& campaignDir, int limit) {
   auto opened = openQuery(options_, campaignDir, "query_trend");
   if (!opened.ok()) return errorOf<TrendResult>(opened);
-  const Session& s = *opened.value();
+  const OpenCampaign& s = *opened.value();
   TrendResult t;
   t.campaignDir = s.paths.root.string();
   t.source = s.paths.performanceTrend.string();
@@ -226,7 +226,7 @@ Outcome<TrendResult> CampaignEngine::queryTrend(const std::string& campaignDir, 
 Outcome<IneffectiveResult> CampaignEngine::listIneffectiveDirections(const std::string& campaignDir) {
   auto opened = openQuery(options_, campaignDir, "list_ineffective_directions");
   if (!opened.ok()) return errorOf<IneffectiveResult>(opened);
-  const Session& s = *opened.value();
+  const OpenCampaign& s = *opened.value();
   IneffectiveResult out;
   out.campaignDir = s.paths.root.string();
   out.source = s.paths.optimizeLog.string();
@@ -248,7 +248,7 @@ Outcome<IneffectiveResult> CampaignEngine::listIneffectiveDirections(const std::
 Outcome<BestSummaryResult> CampaignEngine::readBestSummary(const std::string& campaignDir) {
   auto opened = openQuery(options_, campaignDir, "read_best_summary");
   if (!opened.ok()) return errorOf<BestSummaryResult>(opened);
-  const Session& s = *opened.value();
+  const OpenCampaign& s = *opened.value();
   BestSummaryResult out;
   out.campaignDir = s.paths.root.string();
   if (!s.state.bestRound) {
@@ -340,7 +340,7 @@ Outcome<AppendTipResult> CampaignEngine::appendTip(const AppendTipRequest& q) {
 std::optional<CampaignEngine::SchemaInfo> CampaignEngine::schemaInfo(const std::string& campaignDir) {
   auto opened = openQuery(options_, campaignDir, "parse_bench_csv");
   if (!opened.ok()) return std::nullopt;
-  const Session& s = *opened.value();
+  const OpenCampaign& s = *opened.value();
   SchemaInfo info;
   info.frozenHeader = detail::frozenHeader(s);
   info.labels = detail::expectedLabels(s, true);

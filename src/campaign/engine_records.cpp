@@ -27,7 +27,7 @@ std::optional<RoundRecord> recordOf(const RoundLog& log, int round) {
   return r ? std::optional<RoundRecord>(*r) : std::nullopt;
 }
 
-TrendRow trendRow(const Session& s, const RoundRecord& r, const std::optional<RoundRecord>& baseline) {
+TrendRow trendRow(const OpenCampaign& s, const RoundRecord& r, const std::optional<RoundRecord>& baseline) {
   TrendRow row;
   row.round = r.number;
   row.status = r.status;
@@ -116,7 +116,7 @@ FinalReportRecord finalReportRecord(const ReportWritten& e) {
   return f;
 }
 
-void writeRoundFiles(const Session& s, const RoundRecord& r) {
+void writeRoundFiles(const OpenCampaign& s, const RoundRecord& r) {
   const RoundPaths rp = s.paths.round(r.number);
   rp.createLayout();
   writeRoundSummary(rp.summary, r);
@@ -125,7 +125,7 @@ void writeRoundFiles(const Session& s, const RoundRecord& r) {
 
 }  // namespace
 
-void writeEventRecords(Session& s, const TypedEvent& e) {
+void writeEventRecords(OpenCampaign& s, const TypedEvent& e) {
   const RoundLog log(s.events, e.seq);  // the records are a function of the ledger up to `e`
   const auto trendColumns = trendColumnsFor(s.manifest.schema);
   if (const auto* prepared = e.as<EnvironmentPrepared>()) {

@@ -13,7 +13,7 @@ namespace kopt::campaign::detail {
 
 namespace fs = std::filesystem;
 
-Refusal phaseRefusal(const Session& s) {
+Refusal phaseRefusal(const OpenCampaign& s) {
   std::string why = std::string("the campaign is in ") + toString(s.state.phase) + ": " + expectationFor(s.state.phase);
   std::string next = nextToolFor(s.state.phase);
   if (s.tool == CampaignTool::BeginRound && s.state.openRound) {
@@ -31,7 +31,7 @@ Refusal phaseRefusal(const Session& s) {
   return s.refuse(RefusalCode::WrongPhase, why, next);
 }
 
-void discardMeasurement(const Session& s, int round, const std::string& tag) {
+void discardMeasurement(const OpenCampaign& s, int round, const std::string& tag) {
   discardMeasurement(s.paths.round(round).artifacts, tag);
 }
 
@@ -53,7 +53,7 @@ void discardMeasurement(const fs::path& artifacts, const std::string& tag) {
   fs::remove(artifacts / ("measurement-" + tag + ".json"), ec);
 }
 
-std::string recoverPending(Session& s, const CallContext&) {
+std::string recoverPending(OpenCampaign& s, const CallContext&) {
   if (!s.state.pending) return {};
   const PendingStep p = *s.state.pending;
   const std::string at = " (interrupted at " + p.startedAt + ")";
@@ -83,11 +83,11 @@ std::string recoverPending(Session& s, const CallContext&) {
   return note;
 }
 
-Outcome<std::unique_ptr<Session>> openForTool(const EngineOptions& options, const std::string& campaignDir,
+Outcome<std::unique_ptr<OpenCampaign>> openForTool(const EngineOptions& options, const std::string& campaignDir,
                                               CampaignTool tool, const CallContext& ctx, bool checkPhase) {
-  auto opened = openSession(options, campaignDir, tool, OpenMode::Mutate);
+  auto opened = openCampaign(options, campaignDir, tool, OpenMode::Mutate);
   if (!opened.ok()) return opened;
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   try {
     recoverPending(s, ctx);
   } catch (const std::exception& e) {

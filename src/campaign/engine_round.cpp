@@ -20,12 +20,12 @@
 namespace kopt::campaign {
 
 namespace fs = std::filesystem;
-using detail::Session;
+using detail::OpenCampaign;
 using json = nlohmann::json;
 
 namespace detail {
 
-std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std::string& fingerprint,
+std::string ensureCandidateBuilt(OpenCampaign& s, exec::Executor& executor, const std::string& fingerprint,
                                  const CallContext& ctx, double progressAt, std::optional<double> progressTotal) {
   const int round = s.state.openRound ? s.state.openRound->number : 0;
   if (s.manifest.buildCommand.empty()) return {};
@@ -44,7 +44,7 @@ std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std
   exec::RunResult r = runLogged(executor, s.manifest.buildCommand, s.placeholders(s.repo), s.repo, rp.buildLog,
                                 s.manifest.timeouts.buildSeconds, s.manifest.timeouts.hangSeconds, ctx, "build",
                                 progressAt, progressTotal);
-  if (r.outcome == exec::Outcome::Cancelled) {
+  if (r.outcome == exec::RunOutcome::Cancelled) {
     s.clearStep();
     return "the build was cancelled";
   }
@@ -60,7 +60,7 @@ std::string ensureCandidateBuilt(Session& s, exec::Executor& executor, const std
 
 namespace {
 
-Refusal invalid(const Session& s, std::string why, std::string field) {
+Refusal invalid(const OpenCampaign& s, std::string why, std::string field) {
   Refusal r = s.refuse(RefusalCode::InvalidHypothesis, std::move(why), "begin_round (with the hypothesis fixed)");
   r.field = std::move(field);
   return r;
@@ -72,7 +72,7 @@ Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q)
   CallContext ctx;
   auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::BeginRound, ctx);
   if (!opened.ok()) return errorOf<BeginRoundResult>(opened);
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   const Manifest& m = s.manifest;
   const TerminationChecked* term = s.rounds.terminationSinceLastRound();
   if (loopPolicy().needsStagnationReview(s.state.consecutiveRollbacks) && !(term && term->stagnationReview)) {
@@ -199,7 +199,7 @@ namespace {
 Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, const CallContext& ctx, bool build) {
   auto opened = detail::openForTool(options, q.campaignDir, build ? CampaignTool::RebuildKernel : CampaignTool::RunTests, ctx);
   if (!opened.ok()) return errorOf<StepResult>(opened);
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   const int round = s.state.openRound->number;
   const RoundPaths rp = s.paths.round(round);
   rp.createLayout();
@@ -239,11 +239,11 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
   exec::RunResult r = detail::runLogged(*executor, cmd, s.placeholders(s.repo), s.repo, build ? rp.buildLog : rp.testLog,
                                         build ? s.manifest.timeouts.buildSeconds : s.manifest.timeouts.testSeconds,
                                         s.manifest.timeouts.hangSeconds, ctx, build ? "build" : "tests", build ? 0 : 1, 2.0);
-  if (r.outcome == exec::Outcome::Cancelled) {
+  if (r.outcome == exec::RunOutcome::Cancelled) {
     s.clearStep();
     return toolFailure(std::string(build ? "rebuild_kernel" : "run_tests") + " was cancelled; nothing was recorded");
   }
-  if (r.outcome == exec::Outcome::Lost) {  // the node died: says nothing about the kernel
+  if (r.outcome == exec::RunOutcome::Lost) {  // the node died: says nothing about the kernel
     s.clearStep();
     return detail::lostRunFailure(build ? "rebuild_kernel" : "run_tests", r.error);
   }
@@ -277,7 +277,7 @@ Outcome<StepResult> CampaignEngine::runTests(const StepRequest& q, const CallCon
 Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const CallContext& ctx) {
   auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::RunQuickBench, ctx);
   if (!opened.ok()) return errorOf<BenchResult>(opened);
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   const Manifest& m = s.manifest;
   const int round = s.state.openRound->number;
   const RoundPaths rp = s.paths.round(round);

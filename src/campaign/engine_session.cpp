@@ -91,12 +91,12 @@ CampaignState foldLedger(const std::deque<TypedEvent>& events) {
 }
 
 CampaignState foldLedger(const std::vector<LedgerEvent>& ledgerEvents) {
-  Session decoded;
+  OpenCampaign decoded;
   loadEvents(decoded, ledgerEvents);
   return decoded.state;
 }
 
-std::optional<CodecError> loadEvents(Session& s, const std::vector<LedgerEvent>& ledgerEvents) {
+std::optional<CodecError> loadEvents(OpenCampaign& s, const std::vector<LedgerEvent>& ledgerEvents) {
   std::optional<CodecError> error;
   s.events.clear();
   for (const auto& raw : ledgerEvents) {
@@ -125,9 +125,9 @@ bool completesStep(const std::string& step, const std::string& type) {
   return false;
 }
 
-// ---- Session ----
+// ---- OpenCampaign ----
 
-std::uint64_t Session::record(LedgerPayload payload, std::optional<int> round) {
+std::uint64_t OpenCampaign::record(LedgerPayload payload, std::optional<int> round) {
   std::visit([this](auto& e) { if (e.at.empty()) e.at = now(); }, payload);
   const std::string type = eventType(payload);
   const std::uint64_t seq = ledger->appendEvent(type, round, encode(payload));
@@ -144,7 +144,7 @@ std::uint64_t Session::record(LedgerPayload payload, std::optional<int> round) {
   return seq;
 }
 
-void Session::beginStep(int round, const std::string& step, json detail) {
+void OpenCampaign::beginStep(int round, const std::string& step, json detail) {
   PendingStep p;
   p.round = round;
   p.step = step;
@@ -155,23 +155,23 @@ void Session::beginStep(int round, const std::string& step, json detail) {
   saveState();
 }
 
-void Session::clearStep() {
+void OpenCampaign::clearStep() {
   if (!state.pending) return;
   state.pending.reset();
   saveState();
 }
 
-void Session::saveState() { StateStore(paths.state).save(state); }
+void OpenCampaign::saveState() { StateStore(paths.state).save(state); }
 
-std::string Session::now() const {
+std::string OpenCampaign::now() const {
   return util::formatManifestCreated(options->clock ? options->clock() : std::chrono::system_clock::now());
 }
 
-std::string Session::nowIso() const {
+std::string OpenCampaign::nowIso() const {
   return util::formatIso8601Utc(options->clock ? options->clock() : std::chrono::system_clock::now());
 }
 
-Refusal Session::refuse(RefusalCode code, std::string why, std::string toolToCall) const {
+Refusal OpenCampaign::refuse(RefusalCode code, std::string why, std::string toolToCall) const {
   Refusal r;
   r.code = code;
   r.tool = toolLabel.empty() ? toolName(tool) : toolLabel;
@@ -182,7 +182,7 @@ Refusal Session::refuse(RefusalCode code, std::string why, std::string toolToCal
   return r;
 }
 
-PlaceholderValues Session::placeholders(const fs::path& tree) const {
+PlaceholderValues OpenCampaign::placeholders(const fs::path& tree) const {
   PlaceholderValues v;
   v.campaignDir = paths.root.string();
   v.repoDir = tree.string();
@@ -244,7 +244,7 @@ std::optional<util::FileLock> tryLockCampaign(const EngineOptions& options, cons
   return util::FileLock::tryAcquire(campaignLockPath(options, paths));
 }
 
-std::optional<Refusal> keyLedger(Session& s, bool create) {
+std::optional<Refusal> keyLedger(OpenCampaign& s, bool create) {
   const fs::path dir = s.options->ledgerKeyDir.empty() ? defaultLedgerKeyDir() : s.options->ledgerKeyDir;
   std::optional<std::string> key;
   try {
@@ -270,7 +270,7 @@ std::optional<Refusal> keyLedger(Session& s, bool create) {
   return std::nullopt;
 }
 
-Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, const std::string& campaignDir,
+Outcome<std::unique_ptr<OpenCampaign>> openCampaign(const EngineOptions& options, const std::string& campaignDir,
                                               CampaignTool tool, OpenMode mode, const std::string& toolLabel) {
   auto dir = resolveWorkspacePath(options, campaignDir, "campaign_dir", false);
   if (!dir.ok()) {
@@ -281,7 +281,7 @@ Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, cons
     }
     return dir.failure();
   }
-  auto s = std::make_unique<Session>();
+  auto s = std::make_unique<OpenCampaign>();
   s->options = &options;
   s->tool = tool;
   s->toolLabel = toolLabel;

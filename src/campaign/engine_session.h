@@ -29,7 +29,9 @@ using json = nlohmann::json;
 
 enum class OpenMode { Query, Mutate };
 
-struct Session {
+// A campaign opened for one tool call: its manifest, state, typed ledger and lock. (mcp::Session
+// is the protocol session; this is the referee's.)
+struct OpenCampaign {
   const EngineOptions* options = nullptr;
   CampaignTool tool = CampaignTool::DefineTarget;  // the calling tool (Mutate), for refusals
   std::string toolLabel;                           // its name ("campaign_status" for queries)
@@ -89,7 +91,7 @@ CampaignState foldLedger(const std::deque<TypedEvent>& events);
 CampaignState foldLedger(const std::vector<LedgerEvent>& ledgerEvents);
 // Decodes a verified ledger's events into the session and folds them (rounds, state); the codec's
 // error when one does not decode (the session then holds the events before it).
-std::optional<CodecError> loadEvents(Session& session, const std::vector<LedgerEvent>& ledgerEvents);
+std::optional<CodecError> loadEvents(OpenCampaign& session, const std::vector<LedgerEvent>& ledgerEvents);
 // The event types that complete a pending step of that name.
 bool completesStep(const std::string& step, const std::string& eventType);
 
@@ -106,15 +108,15 @@ Outcome<std::filesystem::path> manifestTipsRoot(const EngineOptions& options, co
 // verifies the ledger chain (repairing a torn tail), folds the state, checks manifest.yaml against
 // its recorded hash, replays record side effects the last run did not finish, and (Mutate) checks
 // the phase table. Interrupted steps are left in state.pending for the caller's recovery.
-Outcome<std::unique_ptr<Session>> openSession(const EngineOptions& options, const std::string& campaignDir,
+Outcome<std::unique_ptr<OpenCampaign>> openCampaign(const EngineOptions& options, const std::string& campaignDir,
                                               CampaignTool tool, OpenMode mode, const std::string& toolLabel = {});
 
 // Writes the records an event implies (summary.md, decision.json, trend row, optimize.md block,
 // ...). Idempotent: safe to run again for an event whose records were (partly) written.
-void writeEventRecords(Session& session, const TypedEvent& event);
+void writeEventRecords(OpenCampaign& session, const TypedEvent& event);
 // Gives the session's ledger its key (ledger_key.h): the campaign's key file, or a new one when
 // `create` (a new campaign). A refusal when the ledger is keyed and its key is missing or unreadable.
-std::optional<Refusal> keyLedger(Session& session, bool create);
+std::optional<Refusal> keyLedger(OpenCampaign& session, bool create);
 
 // The campaign's one-writer lock file: under kopt's state directory, beside the ledger keys and
 // named like them by the campaign directory's path, so it is not in the agent's workspace

@@ -82,7 +82,7 @@ std::string treeFingerprint(const fs::path& repo, const std::vector<std::string>
   return h.finishHex();
 }
 
-std::vector<std::string> kernelScope(const Session& session) {
+std::vector<std::string> kernelScope(const OpenCampaign& session) {
   std::vector<std::string> scope = session.manifest.kernelSource;
   if (session.state.openRound) {
     for (const auto& f : session.state.openRound->declaredFiles) {
@@ -114,8 +114,8 @@ TestsFinished testsFinished(const exec::RunResult& r, const std::string& fingerp
 
 std::string describe(const exec::RunResult& r) {
   std::string s = exec::toString(r.outcome);
-  if (r.outcome == exec::Outcome::Exited) s += " with code " + std::to_string(r.exitCode);
-  if (r.outcome == exec::Outcome::Signaled) s += " (signal " + std::to_string(r.signal) + ")";
+  if (r.outcome == exec::RunOutcome::Exited) s += " with code " + std::to_string(r.exitCode);
+  if (r.outcome == exec::RunOutcome::Signaled) s += " (signal " + std::to_string(r.signal) + ")";
   if (!r.error.empty()) s += ": " + r.error;
   return s;
 }
@@ -191,7 +191,7 @@ std::vector<std::string> ignoredFiles(const fs::path& repo) {
   return out;
 }
 
-std::string clearPythonShadows(const Session& session, int* cachesRemoved) {
+std::string clearPythonShadows(const OpenCampaign& session, int* cachesRemoved) {
   const PythonShadows found = findPythonShadows(session.repo, trackedFiles(session.repo), ignoredFiles(session.repo));
   int removed = 0;
   for (const auto& cache : found.caches) {
@@ -212,7 +212,7 @@ std::string clearPythonShadows(const Session& session, int* cachesRemoved) {
   return util::join(why, "; ") + "; kopt measures and commits the tracked sources only";
 }
 
-std::optional<ToolFailure> pythonShadowFailure(const Session& session, const std::string& tool, int* cachesRemoved) {
+std::optional<ToolFailure> pythonShadowFailure(const OpenCampaign& session, const std::string& tool, int* cachesRemoved) {
   std::string why;
   try {
     why = clearPythonShadows(session, cachesRemoved);
@@ -223,7 +223,7 @@ std::optional<ToolFailure> pythonShadowFailure(const Session& session, const std
   return toolFailure(why, "", "remove those files (or track them in git) and call " + tool + " again");
 }
 
-std::map<std::string, std::string> nonKernelFileHashes(const Session& session) {
+std::map<std::string, std::string> nonKernelFileHashes(const OpenCampaign& session) {
   std::map<std::string, std::string> out;
   for (const std::string& f : trackedFiles(session.repo)) {
     if (util::startsWith(f, ".kopt/") || inAnyScope(f, session.manifest.kernelSource)) continue;
@@ -285,7 +285,7 @@ std::string worktreeContentFingerprint(const fs::path& dir, const std::vector<st
   return nonKernelFingerprint(std::map<std::string, std::string>(entries.begin(), entries.end()));
 }
 
-std::string candidateContentFingerprint(const Session& session) {
+std::string candidateContentFingerprint(const OpenCampaign& session) {
   std::vector<std::string> excluded{".kopt"};
   std::error_code ec;
   const fs::path campaign = fs::weakly_canonical(session.paths.root, ec).lexically_relative(fs::weakly_canonical(session.repo, ec));
@@ -293,7 +293,7 @@ std::string candidateContentFingerprint(const Session& session) {
   return worktreeContentFingerprint(session.repo, excluded);
 }
 
-std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, const fs::path& dir,
+std::string ensureWorktreeBuilt(OpenCampaign& session, exec::Executor& executor, const fs::path& dir,
                                 const std::string& commit, const fs::path& buildLog, const CallContext& ctx) {
   std::error_code ec;
   // Once a "<dir>.built" marker file said the build was done: a file the agent could write
@@ -345,23 +345,23 @@ std::string ensureWorktreeBuilt(Session& session, exec::Executor& executor, cons
   return {};
 }
 
-std::vector<std::string> representativeShapes(const Session& session) {
+std::vector<std::string> representativeShapes(const OpenCampaign& session) {
   if (const auto* b = session.rounds.baseline()) return b->representativeShapes;
   return session.manifest.representativeShapes;
 }
 
-std::vector<std::string> expectedLabels(const Session& session, bool full) {
+std::vector<std::string> expectedLabels(const OpenCampaign& session, bool full) {
   const auto* b = session.rounds.baseline();
   if (!b) return {};
   return full ? b->labels : b->representativeShapes;
 }
 
-std::string frozenHeader(const Session& session) {
+std::string frozenHeader(const OpenCampaign& session) {
   const auto* b = session.rounds.baseline();
   return b ? b->schemaHeader : std::string();
 }
 
-measure::Calibration calibrationOf(const Session& session) {
+measure::Calibration calibrationOf(const OpenCampaign& session) {
   measure::Calibration c;
   if (const auto* b = session.rounds.baseline()) c.shapes = b->calibration;
   return c;
@@ -386,13 +386,13 @@ nlohmann::json harnessToJson(const measure::HarnessCheck& check) {
   return {{"ok", check.ok}, {"blocks_per_look", check.blocksPerLook}, {"shapes", shapes}, {"problems", check.problems}};
 }
 
-int blocksPerLookOf(const Session& session, const measure::GatePolicy& policy) {
+int blocksPerLookOf(const OpenCampaign& session, const measure::GatePolicy& policy) {
   const auto* b = session.rounds.baseline();
   const int blocks = b ? harnessBlocksPerLook(*b) : 0;
   return blocks > 0 ? std::max(blocks, policy.blocksPerLook) : policy.blocksPerLook;
 }
 
-MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestTree, const fs::path& runsDir,
+MeasurementPlan planFor(const OpenCampaign& session, bool full, const fs::path& bestTree, const fs::path& runsDir,
                         const std::string& tag) {
   const Manifest& m = session.manifest;
   MeasurementPlan plan;
@@ -411,7 +411,7 @@ MeasurementPlan planFor(const Session& session, bool full, const fs::path& bestT
   plan.timeout = std::chrono::seconds(m.timeouts.benchSeconds);
   plan.hangAfter = std::chrono::seconds(m.timeouts.hangSeconds);
   plan.metric = measureMetric(m);
-  plan.schemaKind = measureSchemaKind(m);
+  plan.schemaKind = m.schema.kind;
   plan.custom = measureCustomSchema(m);
   plan.workers = m.bench.protocol == BenchProtocol::Worker;
   // Both workers on the CPU that was idlest over the last 100 ms (exec/cpu_affinity.h).
@@ -476,7 +476,7 @@ std::optional<double> geomeanPass(const std::vector<ShapeRow>& rows, bool candid
 
 }  // namespace
 
-AggregateRow aggregateRow(const Session& session, const std::vector<ShapeRow>& rows, const measure::GateResult* gate) {
+AggregateRow aggregateRow(const OpenCampaign& session, const std::vector<ShapeRow>& rows, const measure::GateResult* gate) {
   AggregateRow a;
   a.metric = measureMetric(session.manifest).name();
   a.candidate = geomeanPass(rows, true);
@@ -500,7 +500,7 @@ std::vector<GateReason> gateReasons(const measure::GateResult& gate) {
   return out;
 }
 
-int measurementOrdinal(const Session& session, int round) {
+int measurementOrdinal(const OpenCampaign& session, int round) {
   const RoundProgress* progress = session.rounds.round(round);
   int k = 1 + (progress ? progress->measurements : 0);
   try {
@@ -533,7 +533,7 @@ void publishBenchmarkCsv(const std::vector<PairRun>& pairs, const RoundPaths& ro
   fs::remove(round.samples, ec);
 }
 
-std::optional<records::RoundRecord> roundRecord(const Session& session, int round) {
+std::optional<records::RoundRecord> roundRecord(const OpenCampaign& session, int round) {
   const records::RoundRecord* r = session.rounds.record(round);
   return r ? std::optional<records::RoundRecord>(*r) : std::nullopt;
 }
@@ -585,7 +585,7 @@ std::vector<std::optional<double>> trendValues(const Manifest& manifest, const r
   return out;
 }
 
-records::RoundRecord measuredRecord(const Session& session, int round, const std::vector<PairRun>& pairs,
+records::RoundRecord measuredRecord(const OpenCampaign& session, int round, const std::vector<PairRun>& pairs,
                                     const AssembledRuns& assembled, const measure::GateResult* gate, bool full) {
   records::RoundRecord r;
   r.number = round;

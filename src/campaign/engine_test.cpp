@@ -339,7 +339,7 @@ namespace kopt::campaign {
 namespace {
 
 // The local executor, except that bench runs after the first `keep` are lost the way a Slurm job
-// is when its node dies (exec::Outcome::Lost) while `losing` is set.
+// is when its node dies (exec::RunOutcome::Lost) while `losing` is set.
 class NodeLossExecutor final : public exec::Executor {
  public:
   NodeLossExecutor(std::shared_ptr<bool> losing, std::shared_ptr<int> keep)
@@ -349,7 +349,7 @@ class NodeLossExecutor final : public exec::Executor {
     const bool bench = util::join(spec.argv, " ").find("bench.py") != std::string::npos;
     if (bench && *losing_ && (*keep_)-- <= 0) {
       exec::RunResult lost;
-      lost.outcome = exec::Outcome::Lost;
+      lost.outcome = exec::RunOutcome::Lost;
       lost.error = "node n1 stopped answering: the job is lost, not measured";
       return lost;
     }

@@ -164,7 +164,7 @@ struct StepResult {
   std::string step;  // "build" | "tests"
   bool ok = false;
   bool skipped = false;  // no build command (Triton)
-  std::string outcome;   // exec::Outcome name
+  std::string outcome;   // exec::RunOutcome name
   int exitCode = -1;
   long long wallMs = 0;
   std::string logPath;

@@ -27,12 +27,12 @@
 namespace kopt::campaign {
 
 namespace fs = std::filesystem;
-using detail::Session;
+using detail::OpenCampaign;
 using json = nlohmann::json;
 
 namespace detail {
 
-std::vector<FrozenDifference> verifyFrozen(const Session& s) {
+std::vector<FrozenDifference> verifyFrozen(const OpenCampaign& s) {
   std::map<std::string, std::string> texts;
   texts["schema header"] = frozenHeader(s);
   texts["shape list"] = util::join(expectedLabels(s, true), ",");
@@ -130,7 +130,7 @@ struct Verdict {
 Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, const CallContext& ctx) {
   auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::ValidateRound, ctx);
   if (!opened.ok()) return errorOf<ValidateResult>(opened);
-  Session& s = *opened.value();
+  OpenCampaign& s = *opened.value();
   const Manifest& m = s.manifest;
   const OpenRound open = *s.state.openRound;
   const int round = open.number;
@@ -269,7 +269,7 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
       s.beginStep(round, "tests");
       exec::RunResult r = detail::runLogged(*executor, m.testCommand, s.placeholders(s.repo), s.repo, rp.testLog,
                                             m.timeouts.testSeconds, m.timeouts.hangSeconds, ctx, "tests", 1, total);
-      if (r.outcome == exec::Outcome::Cancelled) {
+      if (r.outcome == exec::RunOutcome::Cancelled) {
         s.clearStep();
         return toolFailure("validate_round was cancelled; nothing was recorded");
       }

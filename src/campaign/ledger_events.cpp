@@ -16,7 +16,7 @@ namespace {
 json nullable(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 json nullable(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-// "at" is written whenever the writer (or Session::record) stamped it; payloads always have one.
+// "at" is written whenever the writer (or OpenCampaign::record) stamped it; payloads always have one.
 json stamped(json payload, const std::string& at) {
   if (!at.empty()) payload["at"] = at;
   return payload;

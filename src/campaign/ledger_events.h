@@ -27,7 +27,7 @@
 
 namespace kopt::campaign {
 
-// Every payload carries "at", the local time of the append ("YYYY-MM-DD HH:MM"). Session::record
+// Every payload carries "at", the local time of the append ("YYYY-MM-DD HH:MM"). OpenCampaign::record
 // stamps it when the writer leaves it empty; nothing reads it, the records were once rendered from it.
 
 struct TargetDefined {

@@ -114,10 +114,10 @@ PrimaryMetric primaryMetricFromString(std::string_view text) {
   return {MetricKind::Custom, t};
 }
 
-const char* toString(SchemaKind k) {
+const char* manifestName(SchemaKind k) {
   switch (k) {
     case SchemaKind::Gemm: return "gemm";
-    case SchemaKind::Memory: return "memory";
+    case SchemaKind::MemoryBound: return "memory";
     case SchemaKind::Custom: return "custom";
   }
   return "unknown";

@@ -10,6 +10,7 @@
 
 #include "exec/command_line.h"
 #include "exec/executor_config.h"
+#include "measure/bench_table.h"
 
 namespace kopt::campaign {
 
@@ -48,8 +49,10 @@ struct PerformanceTarget {
   std::string unit;        // "TFLOPS", "GB/s", ... (may be empty)
 };
 
-enum class SchemaKind { Gemm, Memory, Custom };
-const char* toString(SchemaKind k);  // "gemm", "memory", "custom"
+// The bench table's kinds are the harness's (measure/bench_table.h); a manifest spells them
+// "gemm", "memory", "custom".
+using SchemaKind = measure::SchemaKind;
+const char* manifestName(SchemaKind k);
 struct BenchSchema {
   SchemaKind kind = SchemaKind::Gemm;
   // Custom only: the full header in order, the correctness column, the metric columns (each has a

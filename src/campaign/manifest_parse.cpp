@@ -218,7 +218,7 @@ void readSchema(Reader& r, const YAML::Node& root, Manifest& m) {
   if (kindText == "gemm") {
     m.schema.kind = SchemaKind::Gemm;
   } else if (kindText == "memory") {
-    m.schema.kind = SchemaKind::Memory;
+    m.schema.kind = SchemaKind::MemoryBound;
   } else if (kindText == "custom") {
     m.schema.kind = SchemaKind::Custom;
     if (!n.IsMap()) {

@@ -104,7 +104,7 @@ std::vector<FieldError> validateManifest(const Manifest& m) {
                           "use Forward TFLOPS or Combined Step TFLOPS (or set schema)"});
       }
       break;
-    case SchemaKind::Memory:
+    case SchemaKind::MemoryBound:
       if (pm.kind != MetricKind::ForwardGbps && pm.kind != MetricKind::BackwardGbps) {
         errors.push_back({"primary_metric",
                           "'" + pm.column + "' is not a metric of the memory schema",

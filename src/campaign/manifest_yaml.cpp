@@ -69,7 +69,7 @@ std::string toYaml(const Manifest& m) {
     list(e, "metric_columns", m.schema.metricColumns);
     e << YAML::EndMap;
   } else {
-    e << toString(m.schema.kind);
+    e << manifestName(m.schema.kind);
   }
 
   e << YAML::Key << "gate" << YAML::Value << YAML::BeginMap;

@@ -30,15 +30,6 @@ std::uint64_t secretSeed() {
   return v & 0x7fffffffffffffffULL;
 }
 
-measure::SchemaKind measureSchemaKind(const Manifest& m) {
-  switch (m.schema.kind) {
-    case SchemaKind::Gemm: return measure::SchemaKind::Gemm;
-    case SchemaKind::Memory: return measure::SchemaKind::MemoryBound;
-    case SchemaKind::Custom: return measure::SchemaKind::Custom;
-  }
-  return measure::SchemaKind::Gemm;
-}
-
 std::optional<measure::CustomSchema> measureCustomSchema(const Manifest& m) {
   if (m.schema.kind != SchemaKind::Custom) return std::nullopt;
   measure::CustomSchema c;
@@ -62,7 +53,7 @@ namespace {
 
 std::string shortOutcome(const exec::RunResult& r) {
   std::string s = exec::toString(r.outcome);
-  if (r.outcome == exec::Outcome::Exited) s += " " + std::to_string(r.exitCode);
+  if (r.outcome == exec::RunOutcome::Exited) s += " " + std::to_string(r.exitCode);
   return s;
 }
 
@@ -218,7 +209,7 @@ ArmRun MeasurementRunner::runArm(const MeasurementPlan& plan, const std::string&
     const exec::ShardedRunResult r = exec::runSharded(executor_, shards, observer);
     result = r.overall;
     if (result.ok() && !r.error.empty()) {  // every shard ran, but the merge failed
-      result.outcome = exec::Outcome::Exited;
+      result.outcome = exec::RunOutcome::Exited;
       result.exitCode = 1;
     }
     if (!r.error.empty()) result.error = r.error;
@@ -232,9 +223,9 @@ ArmRun MeasurementRunner::runArm(const MeasurementPlan& plan, const std::string&
   if (!result.ok()) {
     arm.ok = false;
     arm.error = "the bench " + shortOutcome(result) + (result.error.empty() ? "" : ": " + result.error);
-    if (result.outcome == exec::Outcome::Cancelled) return arm;
+    if (result.outcome == exec::RunOutcome::Cancelled) return arm;
     // A non-zero exit may still have written a table (FAIL rows); anything else did not.
-    if (result.outcome != exec::Outcome::Exited) return arm;
+    if (result.outcome != exec::RunOutcome::Exited) return arm;
   }
   const std::string exitError = arm.error;
   parseArm(arm, plan, start);
@@ -270,7 +261,7 @@ std::vector<PairRun> MeasurementRunner::run(const MeasurementPlan& plan, int fir
       const bool candidate = (k == 0) == pair.candidateFirst;
       ArmRun arm = runArm(plan, candidate ? "candidate" : "best", i, pair.seed, ctx, done, progressTotal,
                           label + " " + (candidate ? "candidate" : "best"));
-      const bool lost = arm.outcome == exec::toString(exec::Outcome::Lost);
+      const bool lost = arm.outcome == exec::toString(exec::RunOutcome::Lost);
       if (lost) lostRun_ = label + " " + arm.arm + ": " + arm.error;
       (candidate ? pair.candidate : pair.best) = std::move(arm);
       done += 1;

@@ -138,7 +138,6 @@ std::optional<double> armMedian(const std::vector<PairRun>& pairs, bool candidat
 nlohmann::json pairsToJson(const std::vector<PairRun>& pairs);
 std::vector<PairRun> pairsFromJson(const nlohmann::json& j, const MeasurementPlan& plan);
 
-measure::SchemaKind measureSchemaKind(const Manifest& m);
 std::optional<measure::CustomSchema> measureCustomSchema(const Manifest& m);
 measure::PrimaryMetric measureMetric(const Manifest& m);
 measure::GatePolicy gatePolicyFor(const Manifest& m);

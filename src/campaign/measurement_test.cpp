@@ -52,7 +52,7 @@ struct FakeBench : exec::Executor {
         << "],\"flops\":" << 2.0 * 64 * 64 * 64 << ",\"bytes\":null,\"stop\":\"rsd\"}\n";
     }
     exec::RunResult r;
-    r.outcome = exec::Outcome::Exited;
+    r.outcome = exec::RunOutcome::Exited;
     r.exitCode = 0;
     return r;
   }

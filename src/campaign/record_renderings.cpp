@@ -31,9 +31,9 @@ struct ScratchDir {
 };
 
 // The rendered files, campaign-relative path -> bytes, of the events up to `upTo`.
-std::map<std::string, std::string> render(const Session& s, std::uint64_t upTo) {
+std::map<std::string, std::string> render(const OpenCampaign& s, std::uint64_t upTo) {
   ScratchDir scratch;
-  Session r;
+  OpenCampaign r;
   r.options = s.options;
   r.name = s.name;
   r.repo = s.repo;
@@ -67,7 +67,7 @@ std::map<std::string, std::string> render(const Session& s, std::uint64_t upTo) 
 
 }  // namespace
 
-RenderingCheck checkRenderings(const Session& s, bool restore, std::optional<std::uint64_t> alsoUpTo) {
+RenderingCheck checkRenderings(const OpenCampaign& s, bool restore, std::optional<std::uint64_t> alsoUpTo) {
   RenderingCheck check;
   const std::uint64_t last = s.events.empty() ? 0 : s.events.back().seq;
   const auto expected = render(s, last);

@@ -24,6 +24,6 @@ struct RenderingCheck {
 // rendering of the events up to `alsoUpTo` (a call that has appended an event and is writing its
 // records right now) counts as matching too. restore = true writes the rendering over a differing
 // (or missing) file.
-RenderingCheck checkRenderings(const Session& s, bool restore, std::optional<std::uint64_t> alsoUpTo = std::nullopt);
+RenderingCheck checkRenderings(const OpenCampaign& s, bool restore, std::optional<std::uint64_t> alsoUpTo = std::nullopt);
 
 }  // namespace kopt::campaign::detail

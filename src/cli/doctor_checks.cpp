@@ -345,8 +345,8 @@ Probes systemProbes() {
     std::stringstream text;
     text << in.rdbuf();
     ::unlink(templ);
-    out.started = result.outcome != exec::Outcome::FailedToStart;
-    out.exitCode = result.outcome == exec::Outcome::Exited ? result.exitCode : -1;
+    out.started = result.outcome != exec::RunOutcome::FailedToStart;
+    out.exitCode = result.outcome == exec::RunOutcome::Exited ? result.exitCode : -1;
     out.output = util::trim(util::sanitizeUtf8(text.str()));
     return out;
   };

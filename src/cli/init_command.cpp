@@ -136,7 +136,7 @@ Run runLogged(const exec::ParsedCommand& command, const fs::path& cwd, const fs:
   spec.timeout = std::chrono::minutes(15);
   const exec::RunResult r = exec::makeLocalExecutor()->run(spec, {});
   if (r.ok()) return {true, ""};
-  std::string why = r.outcome == exec::Outcome::Exited ? "exited with " + std::to_string(r.exitCode) : std::string(exec::toString(r.outcome));
+  std::string why = r.outcome == exec::RunOutcome::Exited ? "exited with " + std::to_string(r.exitCode) : std::string(exec::toString(r.outcome));
   if (!r.error.empty()) why += " (" + r.error + ")";
   return {false, util::join(command.argv, " ") + " " + why + "; its output ends:\n" + exec::tailText(log, 3000)};
 }

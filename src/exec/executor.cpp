@@ -8,15 +8,15 @@
 
 namespace kopt::exec {
 
-const char* toString(Outcome outcome) {
+const char* toString(RunOutcome outcome) {
   switch (outcome) {
-    case Outcome::Exited: return "exited";
-    case Outcome::Signaled: return "signaled";
-    case Outcome::TimedOut: return "timed_out";
-    case Outcome::Hung: return "hung";
-    case Outcome::Cancelled: return "cancelled";
-    case Outcome::FailedToStart: return "failed_to_start";
-    case Outcome::Lost: return "lost";
+    case RunOutcome::Exited: return "exited";
+    case RunOutcome::Signaled: return "signaled";
+    case RunOutcome::TimedOut: return "timed_out";
+    case RunOutcome::Hung: return "hung";
+    case RunOutcome::Cancelled: return "cancelled";
+    case RunOutcome::FailedToStart: return "failed_to_start";
+    case RunOutcome::Lost: return "lost";
   }
   return "unknown";
 }
@@ -105,7 +105,7 @@ class InvalidExecutor final : public Executor {
   std::string name() const override { return name_; }
   RunResult run(const CommandSpec&, const RunObserver&) override {
     RunResult r;
-    r.outcome = Outcome::FailedToStart;
+    r.outcome = RunOutcome::FailedToStart;
     r.error = error_;
     return r;
   }

@@ -31,7 +31,7 @@ struct CommandSpec {
   std::chrono::milliseconds killGrace{std::chrono::seconds(5)};
 };
 
-enum class Outcome {
+enum class RunOutcome {
   Exited,         // ran to completion; see exitCode
   Signaled,       // killed by a signal it did not ask for (crash); see signal
   TimedOut,       // kopt killed the process group at `timeout`
@@ -40,10 +40,10 @@ enum class Outcome {
   FailedToStart,  // argv[0] not found, cwd missing, ... ; see error
   Lost,           // the backend lost the job (a Slurm node died); see error
 };
-const char* toString(Outcome outcome);
+const char* toString(RunOutcome outcome);
 
 struct RunResult {
-  Outcome outcome = Outcome::FailedToStart;
+  RunOutcome outcome = RunOutcome::FailedToStart;
   int exitCode = -1;  // valid when outcome == Exited
   int signal = 0;     // valid when outcome == Signaled
   std::chrono::milliseconds wallTime{0};
@@ -51,7 +51,7 @@ struct RunResult {
   // Processes the command left running outside its session, which kopt ended (stray_processes.h);
   // empty when none. A command that leaves processes behind did not succeed, whatever its code.
   std::string escaped;
-  bool ok() const { return outcome == Outcome::Exited && exitCode == 0 && escaped.empty(); }
+  bool ok() const { return outcome == RunOutcome::Exited && exitCode == 0 && escaped.empty(); }
 };
 
 // Observations while a command runs, for MCP progress notifications.

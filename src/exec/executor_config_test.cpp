@@ -53,7 +53,7 @@ TEST_CASE("makeExecutor picks the backend; an invalid config fails every run wit
   spec.argv = {"true"};
   spec.stdoutPath = dir / "out";
   auto r = bad->run(spec, {});
-  CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+  CHECK(str(r.outcome) == str(RunOutcome::FailedToStart));
   CHECK(r.error.find("executor.time") != std::string::npos);
 }
 
@@ -69,7 +69,7 @@ TEST_CASE("a Slurm executor without the Slurm tools fails to start with a clear 
     spec.stdoutPath = dir / "out";
     auto r = makeExecutor(c)->run(spec, {});
     CAPTURE(mode);
-    CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+    CHECK(str(r.outcome) == str(RunOutcome::FailedToStart));
     CHECK(r.error.find("not found on PATH") != std::string::npos);
     CHECK(r.error.find("Slurm installed") != std::string::npos);
   }

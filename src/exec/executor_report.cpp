@@ -74,7 +74,7 @@ ExecutorReport inspectExecutor(const ExecutorConfig& config) {
   std::vector<std::string> argv = {"sinfo", "-h", "-o", "%P|%a|%D|%c|%G|%t"};
   if (!config.partition.empty()) argv.insert(argv.begin() + 1, {"-p", config.partition});
   auto c = capture(argv);
-  if (c.result.outcome == Outcome::FailedToStart) {
+  if (c.result.outcome == RunOutcome::FailedToStart) {
     r.problem = "sinfo cannot run (" + c.result.error + "): install the Slurm client tools or put them on PATH";
     return r;
   }

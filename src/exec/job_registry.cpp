@@ -55,7 +55,7 @@ std::string JobRegistry::start(CommandSpec spec, FinishHook onFinish, std::share
     try {
       result = executor->run(spec, observer);
     } catch (const std::exception& e) {
-      result.outcome = Outcome::FailedToStart;
+      result.outcome = RunOutcome::FailedToStart;
       result.error = std::string("the executor failed: ") + e.what();
     }
     if (onFinish) {

@@ -58,7 +58,7 @@ TEST_CASE("cancel stops a running job") {
   auto status = jobs.waitFor(id, 30s);
   REQUIRE(status);
   REQUIRE(status->result);
-  CHECK(str(status->result->outcome) == str(Outcome::Cancelled));
+  CHECK(str(status->result->outcome) == str(RunOutcome::Cancelled));
   CHECK(status->cancelRequested);
 }
 

@@ -103,7 +103,7 @@ class Fd {
 
 RunResult failedToStart(std::string error, Clock::time_point start) {
   RunResult r;
-  r.outcome = Outcome::FailedToStart;
+  r.outcome = RunOutcome::FailedToStart;
   r.error = std::move(error);
   r.wallTime = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
   return r;
@@ -235,7 +235,7 @@ class LocalExecutor final : public Executor {
       return fileSize(spec.stdoutPath) + (separateErr ? fileSize(spec.stderrPath) : 0);
     };
 
-    std::optional<Outcome> killedFor;
+    std::optional<RunOutcome> killedFor;
     std::string killReason;
     std::uintmax_t lastBytes = 0, reportedBytes = 0;
     std::uint64_t lastCpu = 0;
@@ -252,7 +252,7 @@ class LocalExecutor final : public Executor {
       for (auto& s : endStrayProcesses()) escapedProcesses.push_back(std::move(s));
     };
 
-    auto stopFor = [&](Outcome why, std::string reason) {
+    auto stopFor = [&](RunOutcome why, std::string reason) {
       killedFor = why;
       killReason = std::move(reason);
       stopGroup(pid, spec.killGrace);
@@ -295,24 +295,24 @@ class LocalExecutor final : public Executor {
         try {
           observer.onProgress(RunProgress{elapsed, bytes, lastCompleteLine(spec.stdoutPath)});
         } catch (const std::exception& e) {
-          stopFor(Outcome::Cancelled, std::string("stopped: the progress callback failed: ") + e.what());
+          stopFor(RunOutcome::Cancelled, std::string("stopped: the progress callback failed: ") + e.what());
           break;
         } catch (...) {
-          stopFor(Outcome::Cancelled, "stopped: the progress callback failed");
+          stopFor(RunOutcome::Cancelled, "stopped: the progress callback failed");
           break;
         }
       }
 
       if (observer.cancel.cancelled()) {
-        stopFor(Outcome::Cancelled, "cancelled after " + durationText(elapsed));
+        stopFor(RunOutcome::Cancelled, "cancelled after " + durationText(elapsed));
         break;
       }
       if (spec.timeout.count() > 0 && elapsed >= spec.timeout) {
-        stopFor(Outcome::TimedOut, "timed out after " + durationText(spec.timeout) + " (the limit); the process group was killed");
+        stopFor(RunOutcome::TimedOut, "timed out after " + durationText(spec.timeout) + " (the limit); the process group was killed");
         break;
       }
       if (spec.hangAfter.count() > 0 && now - lastActivity >= spec.hangAfter) {
-        stopFor(Outcome::Hung, "hung: no output and no CPU time for " + durationText(spec.hangAfter) + "; the process group was killed");
+        stopFor(RunOutcome::Hung, "hung: no output and no CPU time for " + durationText(spec.hangAfter) + "; the process group was killed");
         break;
       }
       std::this_thread::sleep_for(pause);
@@ -334,7 +334,7 @@ class LocalExecutor final : public Executor {
     OwnChildren::remove(pid);
     result.wallTime = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
     if (lostChild || ec) {
-      result.outcome = Outcome::Lost;
+      result.outcome = RunOutcome::Lost;
       result.error = "lost track of the child process (was SIGCHLD ignored?)";
       return result;
     }
@@ -345,11 +345,11 @@ class LocalExecutor final : public Executor {
       if (WIFEXITED(status)) result.exitCode = WEXITSTATUS(status);
       if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
     } else if (WIFSIGNALED(status)) {
-      result.outcome = Outcome::Signaled;
+      result.outcome = RunOutcome::Signaled;
       result.signal = WTERMSIG(status);
       result.error = "'" + spec.argv.front() + "' was killed by " + signalText(result.signal);
     } else {
-      result.outcome = Outcome::Exited;
+      result.outcome = RunOutcome::Exited;
       result.exitCode = WEXITSTATUS(status);
       if (result.exitCode != 0) {
         result.error = "'" + spec.argv.front() + "' exited with code " + std::to_string(result.exitCode);

@@ -34,7 +34,7 @@ TEST_CASE("exit codes come back, stdout and stderr go to their files") {
   TempDir dir("exit");
   CHECK(run(shell(dir, "true")).ok());
   auto r = run(shell(dir, "exit 3"));
-  CHECK(str(r.outcome) == str(Outcome::Exited));
+  CHECK(str(r.outcome) == str(RunOutcome::Exited));
   CHECK(r.exitCode == 3);
   CHECK_FALSE(r.ok());
   CHECK(r.error.find("exited with code 3") != std::string::npos);
@@ -83,18 +83,18 @@ TEST_CASE("a missing program, cwd or an unrunnable file is FailedToStart with a 
   CommandSpec spec = shell(dir, "true");
   spec.argv = {"kopt-no-such-program-xyz"};
   auto r = run(spec);
-  CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+  CHECK(str(r.outcome) == str(RunOutcome::FailedToStart));
   CHECK(r.error.find("'kopt-no-such-program-xyz' not found on PATH") != std::string::npos);
 
   spec.argv = {"./missing.sh"};
   r = run(spec);
-  CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+  CHECK(str(r.outcome) == str(RunOutcome::FailedToStart));
   CHECK(r.error.find("does not exist") != std::string::npos);
 
   spec = shell(dir, "true");
   spec.cwd = dir / "nope";
   r = run(spec);
-  CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+  CHECK(str(r.outcome) == str(RunOutcome::FailedToStart));
   CHECK(r.error.find("working directory") != std::string::npos);
 
   // Executable bit but not a program: execve itself fails (ENOEXEC) inside Boost.Process.
@@ -103,23 +103,23 @@ TEST_CASE("a missing program, cwd or an unrunnable file is FailedToStart with a 
   spec = shell(dir, "true");
   spec.argv = {(dir / "garbage").string()};
   r = run(spec);
-  CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+  CHECK(str(r.outcome) == str(RunOutcome::FailedToStart));
   CHECK(r.error.find("could not start") != std::string::npos);
 
   writeFile(dir / "plain.txt", "x");
   spec.argv = {(dir / "plain.txt").string()};
   r = run(spec);
-  CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+  CHECK(str(r.outcome) == str(RunOutcome::FailedToStart));
   CHECK(r.error.find("not an executable") != std::string::npos);
 
   spec = shell(dir, "true");
   spec.stdoutPath = "/proc/kopt-cannot-write-here/out.txt";
   r = run(spec);
-  CHECK(str(r.outcome) == str(Outcome::FailedToStart));
+  CHECK(str(r.outcome) == str(RunOutcome::FailedToStart));
   CHECK(r.error.find("cannot open output file") != std::string::npos);
 
   spec.argv.clear();
-  CHECK(str(run(spec).outcome) == str(Outcome::FailedToStart));
+  CHECK(str(run(spec).outcome) == str(RunOutcome::FailedToStart));
   checkNoZombie();
 }
 
@@ -138,7 +138,7 @@ TEST_CASE("a PATH given in the command's env is the one searched") {
 TEST_CASE("a crash is Signaled with the signal's name") {
   TempDir dir("crash");
   auto r = run(shell(dir, "kill -SEGV $$"));
-  CHECK(str(r.outcome) == str(Outcome::Signaled));
+  CHECK(str(r.outcome) == str(RunOutcome::Signaled));
   CHECK(r.signal == SIGSEGV);
   CHECK(r.error.find("SIGSEGV") != std::string::npos);
   checkNoZombie();
@@ -151,7 +151,7 @@ TEST_CASE("a timeout kills the process group") {
   spec.stdoutPath = dir / "out.txt";
   spec.timeout = 100ms;
   auto r = run(spec);
-  CHECK(str(r.outcome) == str(Outcome::TimedOut));
+  CHECK(str(r.outcome) == str(RunOutcome::TimedOut));
   CHECK(r.signal == SIGTERM);
   CHECK(r.error.find("timed out") != std::string::npos);
   checkNoZombie();
@@ -166,7 +166,7 @@ TEST_CASE("a command that ignores SIGTERM is killed after the grace period") {
     if (p.lastLine == "ready") observer.cancel.cancel();
   };
   auto r = run(spec, observer);
-  CHECK(str(r.outcome) == str(Outcome::Cancelled));
+  CHECK(str(r.outcome) == str(RunOutcome::Cancelled));
   CHECK(r.signal == SIGKILL);
   const pid_t pid = pidFromFile(dir / "pid");
   REQUIRE(pid > 0);
@@ -181,7 +181,7 @@ TEST_CASE("no output and no CPU for hangAfter is Hung; CPU use alone is not a ha
   spec.stdoutPath = dir / "out.txt";
   spec.hangAfter = 300ms;
   auto r = run(spec);
-  CHECK(str(r.outcome) == str(Outcome::Hung));
+  CHECK(str(r.outcome) == str(RunOutcome::Hung));
   CHECK(r.error.find("no output and no CPU") != std::string::npos);
 
   // Busy but silent: the CPU time keeps it alive until the (longer) timeout.
@@ -189,7 +189,7 @@ TEST_CASE("no output and no CPU for hangAfter is Hung; CPU use alone is not a ha
   spec.hangAfter = 1s;
   spec.timeout = 3s;
   r = run(spec);
-  CHECK(str(r.outcome) == str(Outcome::TimedOut));
+  CHECK(str(r.outcome) == str(RunOutcome::TimedOut));
 }
 
 TEST_CASE("cancelling kills the child and its grandchildren") {
@@ -203,7 +203,7 @@ TEST_CASE("cancelling kills the child and its grandchildren") {
     if (p.lastLine == "started") observer.cancel.cancel();
   };
   auto r = run(spec, observer);
-  CHECK(str(r.outcome) == str(Outcome::Cancelled));
+  CHECK(str(r.outcome) == str(RunOutcome::Cancelled));
   const pid_t child = pidFromFile(pids + ".child");
   const pid_t grandchild = pidFromFile(pids + ".grandchild");
   REQUIRE(child > 0);
@@ -234,7 +234,7 @@ TEST_CASE("progress reports output growth and the last complete stdout line") {
     }
   };
   auto r = run(spec, observer);
-  CHECK(str(r.outcome) == str(Outcome::Cancelled));
+  CHECK(str(r.outcome) == str(RunOutcome::Cancelled));
   CHECK(bytes == 13);
 }
 
@@ -244,7 +244,7 @@ TEST_CASE("a progress callback that throws stops the command instead of leaking 
   RunObserver observer;
   observer.onProgress = [](const RunProgress&) { throw std::runtime_error("boom"); };
   auto r = run(spec, observer);
-  CHECK(str(r.outcome) == str(Outcome::Cancelled));
+  CHECK(str(r.outcome) == str(RunOutcome::Cancelled));
   CHECK(r.error.find("boom") != std::string::npos);
 }
 
@@ -258,7 +258,7 @@ TEST_CASE("a lot of output goes straight to the file without blocking the child"
 }
 
 TEST_CASE("toString names every outcome") {
-  CHECK(std::string(toString(Outcome::Exited)) == "exited");
-  CHECK(std::string(toString(Outcome::Lost)) == "lost");
-  CHECK(std::string(toString(Outcome::FailedToStart)) == "failed_to_start");
+  CHECK(std::string(toString(RunOutcome::Exited)) == "exited");
+  CHECK(std::string(toString(RunOutcome::Lost)) == "lost");
+  CHECK(std::string(toString(RunOutcome::FailedToStart)) == "failed_to_start");
 }

@@ -195,7 +195,7 @@ ShardedRunResult runSharded(Executor& executor, const ShardedRunSpec& spec, cons
   const auto start = Clock::now();
   ShardedRunResult result;
   auto refuse = [&](std::string why) {
-    result.overall.outcome = Outcome::FailedToStart;
+    result.overall.outcome = RunOutcome::FailedToStart;
     result.overall.error = why;
     result.error = std::move(why);
     return result;
@@ -267,7 +267,7 @@ ShardedRunResult runSharded(Executor& executor, const ShardedRunSpec& spec, cons
       }
       RunResult r = executor.run(specs[i], o);
       std::lock_guard<std::mutex> lock(m);
-      if (!r.ok() && !firstFailure && !(r.outcome == Outcome::Cancelled && stopAll.cancelled())) {
+      if (!r.ok() && !firstFailure && !(r.outcome == RunOutcome::Cancelled && stopAll.cancelled())) {
         firstFailure = i;
         stopAll.cancel();
       }
@@ -335,7 +335,7 @@ ShardedRunResult runSharded(Executor& executor, const ShardedRunSpec& spec, cons
     }
   }
   RunResult allOk;
-  allOk.outcome = Outcome::Exited;
+  allOk.outcome = RunOutcome::Exited;
   allOk.exitCode = 0;
   auto mergedCsv = mergeSummaryCsv(spec.shapes, csvs);
   if (auto* e = std::get_if<MergeError>(&mergedCsv)) return finish(allOk, "merging the shard CSVs: " + e->message);

@@ -130,10 +130,10 @@ TEST_CASE("a failing shard fails the run, names itself and cancels the others; n
   spec.base.env["FAKE_HANG_ON"] = "c";  // shard 0 (a, c) would hang forever
   auto r = runSharded(*makeLocalExecutor(), spec, {});
   CHECK_FALSE(r.ok());
-  CHECK(str(r.overall.outcome) == str(Outcome::Exited));
+  CHECK(str(r.overall.outcome) == str(RunOutcome::Exited));
   CHECK(r.overall.exitCode == 3);
   CHECK(r.error.find("shard 1 on device 1 (shapes b,d)") != std::string::npos);
-  CHECK(str(r.shards[0].result.outcome) == str(Outcome::Cancelled));
+  CHECK(str(r.shards[0].result.outcome) == str(RunOutcome::Cancelled));
   CHECK_FALSE(std::filesystem::exists(dir / "benchmark.csv"));
 }
 
@@ -147,7 +147,7 @@ TEST_CASE("cancelling a sharded run cancels every shard") {
   };
   auto r = runSharded(*makeLocalExecutor(), spec, observer);
   CHECK_FALSE(r.ok());
-  CHECK(str(r.overall.outcome) == str(Outcome::Cancelled));
+  CHECK(str(r.overall.outcome) == str(RunOutcome::Cancelled));
   CHECK_FALSE(std::filesystem::exists(dir / "benchmark.csv"));
 }
 
@@ -162,5 +162,5 @@ TEST_CASE("a shard that exits 0 without its CSV, or a bad spec, is an error") {
   spec = shardSpec(dir, {"a", "a"}, {"0"});
   CHECK(runSharded(*makeLocalExecutor(), spec, {}).error.find("listed twice") != std::string::npos);
   spec = shardSpec(dir, {"a"}, {});
-  CHECK(str(runSharded(*makeLocalExecutor(), spec, {}).overall.outcome) == str(Outcome::FailedToStart));
+  CHECK(str(runSharded(*makeLocalExecutor(), spec, {}).overall.outcome) == str(RunOutcome::FailedToStart));
 }

@@ -7,7 +7,7 @@
 //    `scontrol show job`. It survives a flaky login-node connection and long queue waits.
 // In both, kopt keeps its own timer (Slurm limits are whole minutes, checked every 30 s; --time is
 // only a backstop), cancels with scancel and waits until Slurm confirms the job is over, so the
-// job's processes are gone when run() returns. A lost node is Outcome::Lost, never a result.
+// job's processes are gone when run() returns. A lost node is RunOutcome::Lost, never a result.
 //
 // Hang detection on Slurm sees output growth only: the job's CPU time is on another machine.
 #include <signal.h>
@@ -220,7 +220,7 @@ class JobWatch {
   std::string why_;
 };
 
-RunResult makeResult(Outcome outcome, std::string error, Clock::time_point start) {
+RunResult makeResult(RunOutcome outcome, std::string error, Clock::time_point start) {
   RunResult r;
   r.outcome = outcome;
   r.error = std::move(error);
@@ -234,26 +234,26 @@ RunResult mapFinalState(const slurm::JobInfo& info, int exitCode, const std::str
                         const std::string& program, Clock::time_point start) {
   const std::string job = "Slurm job " + info.jobId;
   if (slurm::isImpossibleReason(info.reason)) {
-    return makeResult(Outcome::FailedToStart, "Slurm refused " + job + " (Reason=" + info.reason +
+    return makeResult(RunOutcome::FailedToStart, "Slurm refused " + job + " (Reason=" + info.reason +
                                                   "): the request asks for more than the partition offers; "
                                                   "lower executor.gres / executor.extra_args or choose another partition",
                       start);
   }
   switch (info.state) {
     case JobState::Timeout:
-      return makeResult(Outcome::TimedOut, job + " hit Slurm's time limit (executor.time / --time) and was killed", start);
+      return makeResult(RunOutcome::TimedOut, job + " hit Slurm's time limit (executor.time / --time) and was killed", start);
     case JobState::Deadline:
-      return makeResult(Outcome::TimedOut, job + " passed its deadline and was killed", start);
+      return makeResult(RunOutcome::TimedOut, job + " passed its deadline and was killed", start);
     case JobState::NodeFail:
     case JobState::BootFail:
-      return makeResult(Outcome::Lost, job + " failed with its node " + info.nodes + " (" + slurm::toString(info.state) +
+      return makeResult(RunOutcome::Lost, job + " failed with its node " + info.nodes + " (" + slurm::toString(info.state) +
                                            "); the command's result is lost, not measured", start);
     case JobState::Preempted:
-      return makeResult(Outcome::Lost, job + " was preempted by a higher-priority job; run it again", start);
+      return makeResult(RunOutcome::Lost, job + " was preempted by a higher-priority job; run it again", start);
     case JobState::Cancelled:
-      return makeResult(Outcome::Cancelled, job + " was cancelled outside kopt (scancel or an administrator)", start);
+      return makeResult(RunOutcome::Cancelled, job + " was cancelled outside kopt (scancel or an administrator)", start);
     case JobState::OutOfMemory: {
-      auto r = makeResult(Outcome::Signaled, job + " ran out of memory and was killed", start);
+      auto r = makeResult(RunOutcome::Signaled, job + " ran out of memory and was killed", start);
       r.signal = SIGKILL;
       return r;
     }
@@ -269,15 +269,15 @@ RunResult mapFinalState(const slurm::JobInfo& info, int exitCode, const std::str
     while (std::getline(in, l)) {
       if (l.find("kopt: ") != std::string::npos || l.find("execve()") != std::string::npos) line = l;
     }
-    return makeResult(Outcome::FailedToStart, "could not start '" + program + "' on " + info.nodes + ": " + trimmed(line), start);
+    return makeResult(RunOutcome::FailedToStart, "could not start '" + program + "' on " + info.nodes + ": " + trimmed(line), start);
   }
   if (info.signal != 0) {
-    auto r = makeResult(Outcome::Signaled, "'" + program + "' (" + job + ") was killed by signal " + std::to_string(info.signal), start);
+    auto r = makeResult(RunOutcome::Signaled, "'" + program + "' (" + job + ") was killed by signal " + std::to_string(info.signal), start);
     r.signal = info.signal;
     if (const char* abbrev = ::sigabbrev_np(info.signal)) r.error += std::string(" (SIG") + abbrev + ")";
     return r;
   }
-  auto r = makeResult(Outcome::Exited, "", start);
+  auto r = makeResult(RunOutcome::Exited, "", start);
   r.exitCode = exitCode;
   if (exitCode != 0) r.error = "'" + program + "' exited with code " + std::to_string(exitCode) + " (" + job + ")";
   return r;
@@ -291,17 +291,17 @@ class SlurmExecutor final : public Executor {
   RunResult run(const CommandSpec& spec, const RunObserver& observer) override {
     const auto start = Clock::now();
     if (spec.argv.empty() || spec.argv.front().empty()) {
-      return makeResult(Outcome::FailedToStart, "nothing to run: argv is empty", start);
+      return makeResult(RunOutcome::FailedToStart, "nothing to run: argv is empty", start);
     }
     if (spec.stdoutPath.empty()) {
-      return makeResult(Outcome::FailedToStart, "no stdout path given for the command's output", start);
+      return makeResult(RunOutcome::FailedToStart, "no stdout path given for the command's output", start);
     }
     std::error_code ec;
     const fs::path cwd = fs::absolute(spec.cwd.empty() ? fs::current_path() : spec.cwd, ec);
     // srun/sbatch silently fall back to /tmp when --chdir fails; refuse here instead (the file
     // system is shared, so what is missing here is missing on the node).
     if (ec || !fs::is_directory(cwd)) {
-      return makeResult(Outcome::FailedToStart, "working directory '" + spec.cwd.string() + "' does not exist", start);
+      return makeResult(RunOutcome::FailedToStart, "working directory '" + spec.cwd.string() + "' does not exist", start);
     }
     const bool batch = config_.mode == SlurmMode::Sbatch ||
                        (config_.mode == SlurmMode::Auto &&
@@ -406,7 +406,7 @@ class SlurmExecutor final : public Executor {
     wake.notify_all();
     monitor.join();
 
-    if (r.outcome == Outcome::FailedToStart) {
+    if (r.outcome == RunOutcome::FailedToStart) {
       r.error = "could not run srun: " + r.error + " (is Slurm installed, on PATH, with SLURM_CONF set?)";
       return r;
     }
@@ -414,13 +414,13 @@ class SlurmExecutor final : public Executor {
       auto entries = cli_.queueByName(name);
       if (!entries.empty()) jobId = entries.front().jobId;
     }
-    const bool stoppedByUs = verdict != JobWatch::Verdict::Continue || r.outcome == Outcome::Cancelled ||
-                             r.outcome == Outcome::TimedOut || r.outcome == Outcome::Hung;
+    const bool stoppedByUs = verdict != JobWatch::Verdict::Continue || r.outcome == RunOutcome::Cancelled ||
+                             r.outcome == RunOutcome::TimedOut || r.outcome == RunOutcome::Hung;
     if (verdict == JobWatch::Verdict::Lost) {
       // Slurm cannot confirm anything about a job on a dead node until it declares the node DOWN
       // (SlurmdTimeout, often minutes): ask for the cancel and report at once.
       cancelJob(jobId, name);
-      return makeResult(Outcome::Lost, watch.why(), start);
+      return makeResult(RunOutcome::Lost, watch.why(), start);
     }
     if (stoppedByUs) {
       // srun forwards SIGTERM to the step, but a SIGKILLed srun leaves the job running: always
@@ -428,17 +428,17 @@ class SlurmExecutor final : public Executor {
       const bool confirmed = stopAndConfirm(jobId, name);
       r.exitCode = -1;  // srun's own exit status says nothing about the stopped command
       r.signal = 0;
-      if (verdict == JobWatch::Verdict::Refused) return makeResult(Outcome::FailedToStart, watch.why(), start);
+      if (verdict == JobWatch::Verdict::Refused) return makeResult(RunOutcome::FailedToStart, watch.why(), start);
       if (!jobId.empty()) r.error += " (Slurm job " + jobId + " cancelled" + (confirmed ? ")" : ", not yet confirmed over)");
       r.wallTime = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
       return r;
     }
-    if (r.outcome == Outcome::Lost) return r;
+    if (r.outcome == RunOutcome::Lost) return r;
 
     std::optional<slurm::JobInfo> info = jobId.empty() ? std::nullopt : cli_.show(jobId);
     if (!info) {
       if (r.ok()) return r;  // a step inside an existing allocation has no job of its own
-      return makeResult(Outcome::FailedToStart,
+      return makeResult(RunOutcome::FailedToStart,
                         "srun could not start the job: " + lastLineOf(stderrTail(spec)), start);
     }
     const std::string tail = stderrTail(spec);
@@ -448,9 +448,9 @@ class SlurmExecutor final : public Executor {
       for (std::string l; std::getline(in, l);) {
         if (l.find("Unable to allocate resources") != std::string::npos) line = l;
       }
-      return makeResult(Outcome::FailedToStart, "Slurm refused the job: " + trimmed(line), start);
+      return makeResult(RunOutcome::FailedToStart, "Slurm refused the job: " + trimmed(line), start);
     }
-    const int code = r.outcome == Outcome::Exited ? r.exitCode : info->exitCode;
+    const int code = r.outcome == RunOutcome::Exited ? r.exitCode : info->exitCode;
     return mapFinalState(*info, code, stderrTail(spec), spec.argv.front(), start);
   }
 
@@ -465,7 +465,7 @@ class SlurmExecutor final : public Executor {
       if (p.empty()) continue;
       if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
       std::ofstream touch(p, std::ios::trunc);
-      if (!touch) return makeResult(Outcome::FailedToStart, "cannot open output file '" + p.string() + "'", start);
+      if (!touch) return makeResult(RunOutcome::FailedToStart, "cannot open output file '" + p.string() + "'", start);
     }
 
     // The batch script: enter the directory for real (sbatch would fall back to /tmp), check the
@@ -485,13 +485,13 @@ class SlurmExecutor final : public Executor {
     argv.push_back("--wrap=" + script);
 
     auto submitted = cli_.call(argv, spec.env);
-    if (submitted.run.outcome == Outcome::FailedToStart) {
-      return makeResult(Outcome::FailedToStart, "could not run sbatch: " + submitted.run.error +
+    if (submitted.run.outcome == RunOutcome::FailedToStart) {
+      return makeResult(RunOutcome::FailedToStart, "could not run sbatch: " + submitted.run.error +
                                                     " (is Slurm installed, on PATH, with SLURM_CONF set?)", start);
     }
-    if (!submitted.ok()) return makeResult(Outcome::FailedToStart, "sbatch refused the job: " + submitted.why(), start);
+    if (!submitted.ok()) return makeResult(RunOutcome::FailedToStart, "sbatch refused the job: " + submitted.why(), start);
     auto jobId = slurm::parseSubmittedJobId(submitted.out);
-    if (!jobId) return makeResult(Outcome::FailedToStart, "sbatch printed no job id: " + trimmed(submitted.out), start);
+    if (!jobId) return makeResult(RunOutcome::FailedToStart, "sbatch printed no job id: " + trimmed(submitted.out), start);
 
     JobWatch watch(cli_, config_);
     std::optional<Clock::time_point> runningSince;
@@ -501,7 +501,7 @@ class SlurmExecutor final : public Executor {
     auto nextPoll = Clock::now();
     std::uintmax_t lastBytes = 0, reportedBytes = 0;
     auto outputBytes = [&] { return fileSize(out) + (err.empty() ? 0 : fileSize(err)); };
-    auto stopFor = [&](Outcome outcome, std::string why) {
+    auto stopFor = [&](RunOutcome outcome, std::string why) {
       const bool confirmed = stopAndConfirm(*jobId, name);
       why += " (Slurm job " + *jobId + (confirmed ? " cancelled)" : " cancelled, not yet confirmed over)");
       return makeResult(outcome, why, start);
@@ -510,7 +510,7 @@ class SlurmExecutor final : public Executor {
     for (;;) {
       const auto now = Clock::now();
       if (observer.cancel.cancelled()) {
-        return stopFor(Outcome::Cancelled, "cancelled after " + durationText(std::chrono::duration_cast<milliseconds>(now - start)));
+        return stopFor(RunOutcome::Cancelled, "cancelled after " + durationText(std::chrono::duration_cast<milliseconds>(now - start)));
       }
       const std::uintmax_t bytes = outputBytes();
       if (bytes != lastBytes) {
@@ -523,15 +523,15 @@ class SlurmExecutor final : public Executor {
         try {
           observer.onProgress(RunProgress{std::chrono::duration_cast<milliseconds>(now - start), bytes, lastCompleteLine(out)});
         } catch (const std::exception& e) {
-          return stopFor(Outcome::Cancelled, std::string("stopped: the progress callback failed: ") + e.what());
+          return stopFor(RunOutcome::Cancelled, std::string("stopped: the progress callback failed: ") + e.what());
         }
       }
       if (runningSince) {
         if (spec.timeout.count() > 0 && now - *runningSince >= spec.timeout) {
-          return stopFor(Outcome::TimedOut, "timed out after " + durationText(spec.timeout) + " of running (the limit)");
+          return stopFor(RunOutcome::TimedOut, "timed out after " + durationText(spec.timeout) + " of running (the limit)");
         }
         if (spec.hangAfter.count() > 0 && now - std::max(lastActivity, *runningSince) >= spec.hangAfter) {
-          return stopFor(Outcome::Hung, "hung: no output for " + durationText(spec.hangAfter));
+          return stopFor(RunOutcome::Hung, "hung: no output for " + durationText(spec.hangAfter));
         }
       }
       if (now >= nextPoll) {
@@ -549,15 +549,15 @@ class SlurmExecutor final : public Executor {
           const auto v = watch.check(e);
           if (v == JobWatch::Verdict::Lost) {
             cancelJob(*jobId, name);  // no confirmation to wait for from a dead node
-            return makeResult(Outcome::Lost, watch.why() + " (Slurm job " + *jobId + " cancelled)", start);
+            return makeResult(RunOutcome::Lost, watch.why() + " (Slurm job " + *jobId + " cancelled)", start);
           }
-          if (v == JobWatch::Verdict::Refused) return stopFor(Outcome::FailedToStart, watch.why());
+          if (v == JobWatch::Verdict::Refused) return stopFor(RunOutcome::FailedToStart, watch.why());
         } else if (ok) {
           // squeue answered but no longer knows the job (purged, or the controller lost it).
           if (cli_.show(*jobId)) break;
-          return makeResult(Outcome::Lost, "Slurm job " + *jobId + " vanished from Slurm's queue before kopt saw it end", start);
+          return makeResult(RunOutcome::Lost, "Slurm job " + *jobId + " vanished from Slurm's queue before kopt saw it end", start);
         } else if (Clock::now() - lastHeard >= config_.nodeLostAfter) {
-          return makeResult(Outcome::Lost, "Slurm has not answered about job " + *jobId + " for " +
+          return makeResult(RunOutcome::Lost, "Slurm has not answered about job " + *jobId + " for " +
                                                durationText(config_.nodeLostAfter) + " (slurmctld down?)", start);
         }
       }
@@ -569,7 +569,7 @@ class SlurmExecutor final : public Executor {
       info = cli_.show(*jobId);
       if (!info) std::this_thread::sleep_for(kFastPoll);
     }
-    if (!info) return makeResult(Outcome::Lost, "Slurm job " + *jobId + " ended but scontrol cannot show its end state", start);
+    if (!info) return makeResult(RunOutcome::Lost, "Slurm job " + *jobId + " ended but scontrol cannot show its end state", start);
     if (observer.onProgress && outputBytes() != reportedBytes) {
       try {
         observer.onProgress(RunProgress{std::chrono::duration_cast<milliseconds>(Clock::now() - start), outputBytes(),

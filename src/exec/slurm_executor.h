@@ -8,7 +8,7 @@
 //    srun it includes any wait for an allocation, so use srun for short runs;
 //  - cancel / timeout / hang: scancel, then run() returns once Slurm reports the job over, so its
 //    processes are gone;
-//  - Outcome::Lost when the node dies or stops answering for nodeLostAfter, or Slurm forgets the
+//  - RunOutcome::Lost when the node dies or stops answering for nodeLostAfter, or Slurm forgets the
 //    job: never a measured result;
 //  - FailedToStart, at once, for a request the partition can never satisfy (too many CPUs/GPUs),
 //    a missing program or working directory, or missing Slurm tools;

@@ -64,7 +64,7 @@ TEST_CASE("a daemon that holds the command's pipe open is ended while the comman
   // $(...) waits for EOF on its pipe, which the daemon holds: without the scan during the run this
   // command would run into its 60 s limit.
   const RunResult r = runShell(dir, "x=$(setsid sleep 300 & echo started); echo \"$x\"");
-  CHECK((r.outcome == Outcome::Exited));
+  CHECK((r.outcome == RunOutcome::Exited));
   CHECK(r.exitCode == 0);
   CHECK_FALSE(r.ok());
   CHECK(r.escaped.rfind("1 process escaped its command's session: ", 0) == 0);

@@ -183,7 +183,7 @@ void Registry::removeUpdateListener(std::size_t handle) {
   listeners_.erase(handle);
 }
 
-Outcome Registry::page(ListKind kind, const char* key, const json& params, const std::vector<json>& items) const {
+MethodResult Registry::page(ListKind kind, const char* key, const json& params, const std::vector<json>& items) const {
   const int k = static_cast<int>(kind);
   std::size_t offset = 0;
   if (params.contains("cursor") && !params["cursor"].is_null()) {
@@ -210,7 +210,7 @@ Outcome Registry::page(ListKind kind, const char* key, const json& params, const
   return result;
 }
 
-Outcome Registry::listTools(const json& params) const {
+MethodResult Registry::listTools(const json& params) const {
   std::vector<json> items;
   for (const auto& t : tools_) items.push_back(toolJson(t));
   return page(ListKind::Tools, "tools", params, items);
@@ -224,13 +224,13 @@ std::vector<ResourceSpec> Registry::allResources() const {
   return all;
 }
 
-Outcome Registry::listResources(const json& params) const {
+MethodResult Registry::listResources(const json& params) const {
   std::vector<json> items;
   for (const auto& r : allResources()) items.push_back(resourceJson(r));
   return page(ListKind::Resources, "resources", params, items);
 }
 
-Outcome Registry::listResourceTemplates(const json& params) const {
+MethodResult Registry::listResourceTemplates(const json& params) const {
   std::vector<json> items;
   for (const auto& t : templates_) {
     json item{{"uriTemplate", t.uriTemplate}, {"name", t.name}};
@@ -242,7 +242,7 @@ Outcome Registry::listResourceTemplates(const json& params) const {
   return page(ListKind::Templates, "resourceTemplates", params, items);
 }
 
-Outcome Registry::listPrompts(const json& params) const {
+MethodResult Registry::listPrompts(const json& params) const {
   std::vector<json> items;
   for (const auto& p : prompts_) {
     json item{{"name", p.name}, {"description", p.description}};
@@ -336,7 +336,7 @@ bool Registry::resourceExists(const std::string& uri) const {
   return false;
 }
 
-Outcome Registry::readResource(const json& params) const {
+MethodResult Registry::readResource(const json& params) const {
   if (!params.contains("uri") || !params["uri"].is_string()) {
     return invalidParams("resources/read needs params.uri (a string)");
   }
@@ -355,7 +355,7 @@ Outcome Registry::readResource(const json& params) const {
   return result;
 }
 
-Outcome Registry::getPrompt(const json& params) const {
+MethodResult Registry::getPrompt(const json& params) const {
   if (!params.contains("name") || !params["name"].is_string()) return invalidParams("prompts/get needs params.name (a string)");
   const std::string name = params["name"].get<std::string>();
   auto it = std::find_if(prompts_.begin(), prompts_.end(), [&](const PromptSpec& p) { return p.name == name; });
@@ -384,7 +384,7 @@ Outcome Registry::getPrompt(const json& params) const {
   return result;
 }
 
-Outcome Registry::complete(const json& params) const {
+MethodResult Registry::complete(const json& params) const {
   const json ref = params.value("ref", json());
   const json argument = params.value("argument", json());
   if (!ref.is_object() || !ref.contains("type") || !ref["type"].is_string()) {

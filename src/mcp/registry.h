@@ -19,7 +19,7 @@
 namespace kopt::mcp {
 
 // A method's result object, or the JSON-RPC error to answer with.
-using Outcome = std::variant<json, rpc::Error>;
+using MethodResult = std::variant<json, rpc::Error>;
 
 class Registry : public Registrar {
  public:
@@ -43,10 +43,10 @@ class Registry : public Registrar {
 
   // tools/list, resources/list, resources/templates/list, prompts/list. A bad cursor is -32602;
   // the last page has no nextCursor at all (an empty one makes some clients loop forever).
-  Outcome listTools(const json& params) const;
-  Outcome listResources(const json& params) const;
-  Outcome listResourceTemplates(const json& params) const;
-  Outcome listPrompts(const json& params) const;
+  MethodResult listTools(const json& params) const;
+  MethodResult listResources(const json& params) const;
+  MethodResult listResourceTemplates(const json& params) const;
+  MethodResult listPrompts(const json& params) const;
 
   const ToolSpec* findTool(const std::string& name) const;
   std::vector<std::string> toolNames() const;
@@ -57,9 +57,9 @@ class Registry : public Registrar {
   // CallToolResult wire form; structuredContent is mirrored as a text block when content is empty.
   static json toJson(const ToolResult& result);
 
-  Outcome readResource(const json& params) const;    // resources/read
-  Outcome getPrompt(const json& params) const;       // prompts/get
-  Outcome complete(const json& params) const;        // completion/complete
+  MethodResult readResource(const json& params) const;    // resources/read
+  MethodResult getPrompt(const json& params) const;       // prompts/get
+  MethodResult complete(const json& params) const;        // completion/complete
   // True when `uri` names something resources/read can answer (for resources/subscribe).
   bool resourceExists(const std::string& uri) const;
 
@@ -70,7 +70,7 @@ class Registry : public Registrar {
 
  private:
   enum class ListKind { Tools, Resources, Templates, Prompts };
-  Outcome page(ListKind kind, const char* key, const json& params, const std::vector<json>& items) const;
+  MethodResult page(ListKind kind, const char* key, const json& params, const std::vector<json>& items) const;
   std::vector<ResourceSpec> allResources() const;
   std::optional<std::vector<ResourceContents>> read(const std::string& uri) const;
 

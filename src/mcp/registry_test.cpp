@@ -30,12 +30,12 @@ class NullContext : public RequestContext {
   ClientInfo info;
 };
 
-json resultOf(const Outcome& outcome) {
+json resultOf(const MethodResult& outcome) {
   REQUIRE(std::holds_alternative<json>(outcome));
   return std::get<json>(outcome);
 }
 
-rpc::Error errorOf(const Outcome& outcome) {
+rpc::Error errorOf(const MethodResult& outcome) {
   REQUIRE(std::holds_alternative<rpc::Error>(outcome));
   return std::get<rpc::Error>(outcome);
 }

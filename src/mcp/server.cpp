@@ -16,7 +16,7 @@ rpc::Error methodNotFound(const std::string& method) {
 
 rpc::Error invalidParams(std::string message) { return rpc::Error(rpc::ErrorCode::InvalidParams, std::move(message)); }
 
-json toResponse(const rpc::RequestId& id, Outcome outcome) {
+json toResponse(const rpc::RequestId& id, MethodResult outcome) {
   if (auto* error = std::get_if<rpc::Error>(&outcome)) return rpc::errorResponse(id, *error);
   return rpc::resultResponse(id, std::move(std::get<json>(outcome)));
 }
@@ -72,9 +72,9 @@ struct Session::Batch {
   bool sealed = false;  // every element of the array has been dispatched
 };
 
-class Session::CallContext : public RequestContext {
+class Session::ToolCallContext : public RequestContext {
  public:
-  CallContext(Session& session, std::shared_ptr<Call> call) : session_(session), call_(std::move(call)) {}
+  ToolCallContext(Session& session, std::shared_ptr<Call> call) : session_(session), call_(std::move(call)) {}
   void progress(double progress, std::optional<double> total, std::string message) override {
     session_.sendProgress(*call_, progress, total, message);
   }
@@ -205,7 +205,7 @@ void Session::handleRequest(const rpc::Request& request, const std::shared_ptr<B
     startToolCall(request, batch);
     return;
   }
-  Outcome outcome;
+  MethodResult outcome;
   try {
     outcome = dispatch(request);
   } catch (const std::exception& e) {
@@ -215,7 +215,7 @@ void Session::handleRequest(const rpc::Request& request, const std::shared_ptr<B
   respond(request.id, toResponse(request.id, std::move(outcome)), batch);
 }
 
-Outcome Session::dispatch(const rpc::Request& request) {
+MethodResult Session::dispatch(const rpc::Request& request) {
   const std::string& method = request.method;
   if (method == "ping") return json::object();
   if (method == "initialize") return initialize(request.params);
@@ -238,7 +238,7 @@ Outcome Session::dispatch(const rpc::Request& request) {
   return methodNotFound(method);
 }
 
-Outcome Session::initialize(const json& params) {
+MethodResult Session::initialize(const json& params) {
   if (!params.contains("protocolVersion") || !params["protocolVersion"].is_string()) {
     return rpc::Error(rpc::ErrorCode::InvalidParams, "initialize needs params.protocolVersion (a string)",
                       json{{"supported", supportedProtocolVersions()}});
@@ -271,7 +271,7 @@ Outcome Session::initialize(const json& params) {
   return result;
 }
 
-Outcome Session::setLogLevel(const json& params) {
+MethodResult Session::setLogLevel(const json& params) {
   const std::string name = params.value("level", json()).is_string() ? params["level"].get<std::string>() : "";
   auto level = parseLogLevel(name);
   if (!level) {
@@ -283,7 +283,7 @@ Outcome Session::setLogLevel(const json& params) {
   return json::object();
 }
 
-Outcome Session::subscribe(const json& params, bool on) {
+MethodResult Session::subscribe(const json& params, bool on) {
   if (!params.contains("uri") || !params["uri"].is_string()) {
     return invalidParams(std::string(on ? "resources/subscribe" : "resources/unsubscribe") + " needs params.uri (a string)");
   }
@@ -354,7 +354,7 @@ bool Session::drain(std::chrono::milliseconds grace) {
 }
 
 void Session::runToolCall(std::shared_ptr<Call> call, const ToolSpec* tool, json arguments) {
-  CallContext ctx(*this, call);
+  ToolCallContext ctx(*this, call);
   ToolResult result = registry_.callTool(*tool, arguments, ctx);
   json response = rpc::resultResponse(call->id, Registry::toJson(result));
   bool cancelled;

@@ -81,16 +81,16 @@ class Session {
   struct Call;
   struct PendingClientRequest;
   struct Batch;
-  class CallContext;
+  class ToolCallContext;
 
   void handleMessage(const json& message, const std::shared_ptr<Batch>& batch);
   void handleRequest(const rpc::Request& request, const std::shared_ptr<Batch>& batch);
   void handleNotification(const rpc::Notification& notification);
   void handleResponse(const rpc::Response& response);
-  Outcome dispatch(const rpc::Request& request);
-  Outcome initialize(const json& params);
-  Outcome setLogLevel(const json& params);
-  Outcome subscribe(const json& params, bool on);
+  MethodResult dispatch(const rpc::Request& request);
+  MethodResult initialize(const json& params);
+  MethodResult setLogLevel(const json& params);
+  MethodResult subscribe(const json& params, bool on);
   void startToolCall(const rpc::Request& request, const std::shared_ptr<Batch>& batch);
   void runToolCall(std::shared_ptr<Call> call, const ToolSpec* tool, json arguments);
 

@@ -13,7 +13,7 @@ TrendColumns trendColumnsFor(const BenchSchema& schema) {
     case SchemaKind::Gemm:
       return {{"Fwd Avg TFLOPS", "Fwd Peak TFLOPS", "Bwd Avg TFLOPS", "Bwd Peak TFLOPS",
                "Combined Step TFLOPS"}};
-    case SchemaKind::Memory:
+    case SchemaKind::MemoryBound:
       return {{"Fwd Avg GB/s", "Fwd Peak GB/s", "Bwd Avg GB/s", "Bwd Peak GB/s"}};
     case SchemaKind::Custom: {
       TrendColumns c;

@@ -19,7 +19,7 @@ TEST_CASE("GEMM trend columns are exactly the contract's") {
                     "Bwd Peak TFLOPS | Combined Step TFLOPS | vs Baseline | Key Finding |\n|---|---|---|---|---|"
                     "---|---|---|---|---|\n") != std::string::npos);
   BenchSchema mem;
-  mem.kind = SchemaKind::Memory;
+  mem.kind = SchemaKind::MemoryBound;
   CHECK(trendColumnsFor(mem).valueHeaders ==
         std::vector<std::string>{"Fwd Avg GB/s", "Fwd Peak GB/s", "Bwd Avg GB/s", "Bwd Peak GB/s"});
   BenchSchema custom;
