@@ -88,6 +88,108 @@ std::string committedScopeMismatch(const lineage::GitRepo& repo, const std::stri
 
 }  // namespace
 
+namespace {
+
+// Step 1: the candidate's kernel files copied into the round (a temp dir, then one rename).
+void snapshotCandidate(OpenCampaign& s, json& detail, const lineage::GitRepo& repo, const std::vector<std::string>& scope,
+                       const RoundPaths& rp) {
+  if (detail.value("snapshot_done", false)) return;
+  const fs::path tmp = rp.dir / "kernel_snapshot.partial";
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  repo.snapshotFiles(scope, tmp);
+  fs::remove_all(rp.kernelSnapshot, ec);
+  fs::create_directories(tmp, ec);
+  fs::rename(tmp, rp.kernelSnapshot);
+  s.checkpoint("decide:after-snapshot");
+  detail["snapshot_done"] = true;
+  s.state.pending->detail = detail;
+  s.saveState();
+}
+
+// An accept's commit of the declared files on the round's head; or, after a crash between the
+// commit and the ledger, the commit kopt already made (only when it holds the validated tree).
+std::variant<std::string, Refusal> commitAccepted(OpenCampaign& s, lineage::GitRepo& repo, const json& detail,
+                                                  int round, const std::vector<std::string>& changed) {
+  const std::string lineageHead = detail.value("lineage_head", "");
+  const auto scope = detail.value("scope", std::vector<std::string>{});
+  const auto declared = detail.value("declared", std::vector<std::string>{});
+  const std::string message = detail.value("message", "");
+  const std::string head = repo.headCommit();
+  if (head == lineageHead) {
+    std::vector<std::string> paths;
+    for (const auto& p : changed) {
+      if (inAnyScope(p, declared)) paths.push_back(p);
+    }
+    if (!paths.empty()) return repo.commitPaths(paths, message);
+    // A config-only round with no file change: an empty commit still marks the round.
+    auto out = lineage::runGit(s.repo, {"commit", "--allow-empty", "-q", "-m", message});
+    if (!out.ok()) throw std::runtime_error("git commit --allow-empty: " + out.err);
+    return repo.headCommit();
+  }
+  // Died after committing? Then HEAD is our commit on top of the round's head.
+  auto parent = lineage::runGit(s.repo, {"rev-parse", "HEAD^"});
+  auto subject = lineage::runGit(s.repo, {"log", "-1", "--format=%s", "HEAD"});
+  const std::string firstLine = message.substr(0, message.find('\n'));
+  if (!(parent.ok() && util::trim(parent.out) == lineageHead && util::trim(subject.out) == firstLine)) {
+    return s.refuse(RefusalCode::HeadMoved,
+                    "git HEAD moved from the round's head " + lineageHead.substr(0, 12) + " to " + head.substr(0, 12) +
+                        " before kopt could commit round-" + std::to_string(round),
+                    "accept_or_revert, after `git reset --soft " + lineageHead.substr(0, 12) + "`");
+  }
+  // A subject is text anyone can write: adopt the commit only when what it holds under the kernel
+  // scope is byte for byte the tree that was validated (the working tree, whose fingerprint
+  // unbackedDecisionReason() has just checked against the ledger).
+  if (const std::string why = committedScopeMismatch(repo, head, scope); !why.empty()) {
+    return s.refuse(RefusalCode::HeadMoved,
+                    "git HEAD " + head.substr(0, 12) + " carries kopt's message for round-" + std::to_string(round) +
+                        " but not the validated tree (" + why + "); kopt did not make this commit",
+                    "accept_or_revert, after `git reset --soft " + lineageHead.substr(0, 12) + "`");
+  }
+  return head;
+}
+
+// Step 2: git. Commit the declared files, or restore the last accepted tree.
+std::optional<Refusal> applyToGit(OpenCampaign& s, json& detail, lineage::GitRepo& repo, int round) {
+  if (detail.value("git_done", false)) return std::nullopt;
+  const bool accept = detail.value("accept", false);
+  const std::string lineageHead = detail.value("lineage_head", "");
+  const auto scope = detail.value("scope", std::vector<std::string>{});
+  std::vector<std::string> restored;
+  for (const auto& c : repo.changedSince(lineageHead)) {
+    if (inAnyScope(c.path, scope)) restored.push_back(c.path);
+  }
+  if (accept) {
+    auto commit = commitAccepted(s, repo, detail, round, restored);
+    if (auto* refusal = std::get_if<Refusal>(&commit)) return *refusal;
+    detail["commit"] = std::get<std::string>(commit);
+  } else {
+    repo.restorePaths(lineageHead, scope);
+    detail["commit"] = lineageHead;
+  }
+  s.checkpoint(accept ? "decide:after-commit" : "decide:after-restore");
+  detail["restored"] = restored;
+  detail["git_done"] = true;
+  s.state.pending->detail = detail;
+  s.saveState();
+  return std::nullopt;
+}
+
+void nextAfterDecision(AcceptOrRevertResult& result, int consecutiveRollbacks) {
+  result.consecutiveRollbacks = consecutiveRollbacks;
+  result.stagnationReviewRequired = loopPolicy().needsStagnationReview(consecutiveRollbacks);
+  if (result.stagnationReviewRequired) {
+    result.next.push_back({"termination_check", std::to_string(consecutiveRollbacks) +
+                                                    " rollbacks in a row: a stagnation review (" + loopPolicy().reviewRule() +
+                                                    ") comes before the next round"});
+  } else {
+    result.next.push_back({"termination_check", "check T1-T4 before the next round"});
+    result.next.push_back({"begin_round", "the next hypothesis"});
+  }
+}
+
+}  // namespace
+
 Outcome<AcceptOrRevertResult> completeDecision(OpenCampaign& s) {
   if (!s.state.pending || s.state.pending->step != "decide") return toolFailure("no decision is pending");
   {
@@ -103,87 +205,12 @@ Outcome<AcceptOrRevertResult> completeDecision(OpenCampaign& s) {
   json detail = s.state.pending->detail;
   const int round = s.state.pending->round;
   const bool accept = detail.value("accept", false);
-  const std::string lineageHead = detail.value("lineage_head", "");
-  const auto scope = detail.value("scope", std::vector<std::string>{});
-  const auto declared = detail.value("declared", std::vector<std::string>{});
   records::RoundRecord record = roundRecordFromJson(detail["record"]);
   const RoundPaths rp = s.paths.round(round);
   lineage::GitRepo repo(s.repo);
-  AcceptOrRevertResult result;
-  result.round = round;
   try {
-    // 1. Snapshot the candidate's kernel files (into a temp dir, then one rename).
-    if (!detail.value("snapshot_done", false)) {
-      const fs::path tmp = rp.dir / "kernel_snapshot.partial";
-      std::error_code ec;
-      fs::remove_all(tmp, ec);
-      repo.snapshotFiles(scope, tmp);
-      fs::remove_all(rp.kernelSnapshot, ec);
-      fs::create_directories(tmp, ec);
-      fs::rename(tmp, rp.kernelSnapshot);
-      s.checkpoint("decide:after-snapshot");
-      detail["snapshot_done"] = true;
-      s.state.pending->detail = detail;
-      s.saveState();
-    }
-    // 2. Git: commit the declared files, or restore the last accepted tree.
-    if (!detail.value("git_done", false)) {
-      std::vector<std::string> restored;
-      for (const auto& c : repo.changedSince(lineageHead)) {
-        if (inAnyScope(c.path, scope)) restored.push_back(c.path);
-      }
-      if (accept) {
-        const std::string message = detail.value("message", "");
-        const std::string head = repo.headCommit();
-        std::string commit;
-        if (head == lineageHead) {
-          std::vector<std::string> paths;
-          for (const auto& p : restored) {
-            if (inAnyScope(p, declared)) paths.push_back(p);
-          }
-          if (paths.empty()) {
-            // A config-only round with no file change: an empty commit still marks the round.
-            auto out = lineage::runGit(s.repo, {"commit", "--allow-empty", "-q", "-m", message});
-            if (!out.ok()) throw std::runtime_error("git commit --allow-empty: " + out.err);
-            commit = repo.headCommit();
-          } else {
-            commit = repo.commitPaths(paths, message);
-          }
-        } else {
-          // Died after committing? Then HEAD is our commit on top of the round's head.
-          auto parent = lineage::runGit(s.repo, {"rev-parse", "HEAD^"});
-          auto subject = lineage::runGit(s.repo, {"log", "-1", "--format=%s", "HEAD"});
-          const std::string firstLine = message.substr(0, message.find('\n'));
-          if (parent.ok() && util::trim(parent.out) == lineageHead && util::trim(subject.out) == firstLine) {
-            // A subject is text anyone can write: adopt the commit only when what it holds under
-            // the kernel scope is byte for byte the tree that was validated (the working tree,
-            // whose fingerprint unbackedDecisionReason() has just checked against the ledger).
-            if (const std::string why = committedScopeMismatch(repo, head, scope); !why.empty()) {
-              return s.refuse(RefusalCode::HeadMoved,
-                              "git HEAD " + head.substr(0, 12) + " carries kopt's message for round-" +
-                                  std::to_string(round) + " but not the validated tree (" + why +
-                                  "); kopt did not make this commit",
-                              "accept_or_revert, after `git reset --soft " + lineageHead.substr(0, 12) + "`");
-            }
-            commit = head;
-          } else {
-            return s.refuse(RefusalCode::HeadMoved,
-                            "git HEAD moved from the round's head " + lineageHead.substr(0, 12) + " to " +
-                                head.substr(0, 12) + " before kopt could commit round-" + std::to_string(round),
-                            "accept_or_revert, after `git reset --soft " + lineageHead.substr(0, 12) + "`");
-          }
-        }
-        detail["commit"] = commit;
-      } else {
-        repo.restorePaths(lineageHead, scope);
-        detail["commit"] = lineageHead;
-      }
-      s.checkpoint(accept ? "decide:after-commit" : "decide:after-restore");
-      detail["restored"] = restored;
-      detail["git_done"] = true;
-      s.state.pending->detail = detail;
-      s.saveState();
-    }
+    snapshotCandidate(s, detail, repo, detail.value("scope", std::vector<std::string>{}), rp);
+    if (auto refusal = applyToGit(s, detail, repo, round)) return *refusal;
   } catch (const std::exception& e) {
     return toolFailure(std::string("applying the decision failed: ") + e.what(), "",
                        "fix the repository state; the next call finishes the decision");
@@ -196,58 +223,41 @@ Outcome<AcceptOrRevertResult> completeDecision(OpenCampaign& s) {
   decided.record = record;
   decided.restoredFiles = restored;
   s.record(decided, round);
+  AcceptOrRevertResult result;
+  result.round = round;
   result.status = records::toString(record.status);
   result.commit = record.commit;
   if (!accept) result.restoredFiles = restored;
   result.summaryPath = rp.summary.string();
-  result.consecutiveRollbacks = s.state.consecutiveRollbacks;
-  result.stagnationReviewRequired = loopPolicy().needsStagnationReview(s.state.consecutiveRollbacks);
-  if (result.stagnationReviewRequired) {
-    result.next.push_back({"termination_check", std::to_string(s.state.consecutiveRollbacks) +
-                                                    " rollbacks in a row: a stagnation review (" + loopPolicy().reviewRule() +
-                                                    ") comes before the next round"});
-  } else {
-    result.next.push_back({"termination_check", "check T1-T4 before the next round"});
-    result.next.push_back({"begin_round", "the next hypothesis"});
-  }
+  nextAfterDecision(result, s.state.consecutiveRollbacks);
   result.phase = s.state.phase;
   return result;
 }
 
 }  // namespace detail
 
-Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRevertRequest& q, const CallContext& ctx) {
-  auto opened = detail::openCampaign(options_, q.campaignDir, CampaignTool::AcceptOrRevert, detail::OpenMode::Mutate);
-  if (!opened.ok()) return errorOf<AcceptOrRevertResult>(opened);
-  OpenCampaign& s = *opened.value();
-  // An accept_or_revert the last server did not finish is finished now (same decision, same prose).
-  if (s.state.pending && s.state.pending->step == "decide") return detail::completeDecision(s);
-  detail::recoverPending(s, ctx);
-  if (!allowedIn(CampaignTool::AcceptOrRevert, s.state.phase)) return detail::phaseRefusal(s);
-  const OpenRound open = *s.state.openRound;
-  const int round = open.number;
-  const RoundProgress* progress = s.rounds.round(round);
-  const RoundValidated* validated = progress ? progress->lastVerdict() : nullptr;
-  if (!validated) return s.refuse(RefusalCode::WrongPhase, "round " + std::to_string(round) + " has no verdict", "validate_round");
-  const std::string decision = validated->decision;
-  bool accept = decision == "ACCEPT" || decision == "ACCEPT_WITH_NOTE";
-  if (decision == "AUDIT") {
-    if (q.auditRejected) {
-      accept = false;
-    } else if (util::trim(q.auditConfirmedBy).empty()) {
-      Refusal r = s.refuse(RefusalCode::AuditRequired,
-                           "the verdict is AUDIT: the measured numbers are beyond speed of light or a >10x jump; a "
-                           "person must confirm them (audit_confirmed_by + audit_note) or reject them (audit_rejected: "
-                           "true) before kopt accepts anything",
-                           "accept_or_revert with audit_confirmed_by, or with audit_rejected: true");
-      for (const auto& f : validated->flags) r.details.push_back(f);
-      r.field = "audit_confirmed_by";
-      return r;
-    } else {
-      accept = true;
-    }
-  }
-  // The prose kopt writes into the records.
+namespace {
+
+// Whether the verdict lets the round be accepted. An AUDIT verdict needs a person: confirmed
+// (audit_confirmed_by) it accepts, rejected (audit_rejected) it rolls back, neither is refused.
+std::variant<bool, Refusal> acceptsVerdict(const OpenCampaign& s, const RoundValidated& validated,
+                                           const AcceptOrRevertRequest& q) {
+  const std::string& decision = validated.decision;
+  if (decision != "AUDIT") return decision == "ACCEPT" || decision == "ACCEPT_WITH_NOTE";
+  if (q.auditRejected) return false;
+  if (!util::trim(q.auditConfirmedBy).empty()) return true;
+  Refusal r = s.refuse(RefusalCode::AuditRequired,
+                       "the verdict is AUDIT: the measured numbers are beyond speed of light or a >10x jump; a "
+                       "person must confirm them (audit_confirmed_by + audit_note) or reject them (audit_rejected: "
+                       "true) before kopt accepts anything",
+                       "accept_or_revert with audit_confirmed_by, or with audit_rejected: true");
+  for (const auto& f : validated.flags) r.details.push_back(f);
+  r.field = "audit_confirmed_by";
+  return r;
+}
+
+// The prose kopt writes into the records; a rollback also needs its analysis.
+std::optional<ToolFailure> missingProse(const AcceptOrRevertRequest& q, bool accept) {
   if (util::trim(q.attribution).empty()) {
     return toolFailure("is required: what caused the observed effect (or its absence)", "attribution",
                        "pass attribution: a sentence or two");
@@ -255,24 +265,52 @@ Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRever
   if (util::trim(q.nextDirection).empty()) {
     return toolFailure("is required: the direction of the next round", "next_direction", "pass next_direction");
   }
-  if (!accept) {
-    if (util::trim(q.rootCause).empty()) {
-      return toolFailure("is required for a rollback: why the change did not work", "root_cause",
-                         "pass root_cause (the rollback analysis of the contract)");
-    }
-    if (util::trim(q.lesson).empty()) {
-      return toolFailure("is required for a rollback: what to remember", "lesson", "pass lesson");
-    }
+  if (accept) return std::nullopt;
+  if (util::trim(q.rootCause).empty()) {
+    return toolFailure("is required for a rollback: why the change did not work", "root_cause",
+                       "pass root_cause (the rollback analysis of the contract)");
   }
-  const std::vector<std::string> scope = detail::kernelScope(s);
-  const std::string fingerprint = detail::treeFingerprint(s.repo, scope);
-  if (accept && fingerprint != validated->fingerprint) {
-    return s.refuse(RefusalCode::ChangedSinceValidate,
-                    "the kernel files changed after validate_round; kopt only commits what it measured",
-                    "validate_round (again, on the current files)");
-  }
-  records::RoundRecord record = validated->record;
-  records::Hypothesis h = progress->begun->hypothesis.value_or(records::Hypothesis{});
+  if (util::trim(q.lesson).empty()) return toolFailure("is required for a rollback: what to remember", "lesson", "pass lesson");
+  return std::nullopt;
+}
+
+records::RollbackAnalysis rollbackAnalysis(const records::Hypothesis& h, const records::RoundRecord& record,
+                                           const AcceptOrRevertRequest& q) {
+  records::RollbackAnalysis rb;
+  rb.change = h.change;
+  rb.expected = std::string(records::toString(h.expected.direction)) + " " + h.expected.metric + " by " +
+                util::formatSignedPercent(h.expected.sizePct, 1);
+  rb.actual = record.aggregate.deltaVsBestPct
+                  ? util::formatSignedPercent(*record.aggregate.deltaVsBestPct) + " vs the best (" + record.gateVerdict + ")"
+                  : record.gateVerdict;
+  rb.rootCause = q.rootCause;
+  rb.lesson = q.lesson;
+  return rb;
+}
+
+// Rule 11: would the gain transfer to a real training step? By bucket unless the agent decides.
+records::TransferCheck transferCheck(const records::Hypothesis& h, const records::RoundRecord& record,
+                                     const AcceptOrRevertRequest& q, bool accept) {
+  records::TransferCheck t;
+  t.bucket = records::toString(h.bucket);
+  t.cacheKey = q.cacheKey.empty() ? "none" : q.cacheKey;
+  t.idAudit = q.idAudit;
+  t.hitRateTrace = q.hitRateTrace;
+  t.skewRobustness = q.skewRobustness;
+  t.benchmarkGain = record.aggregate.deltaVsBestPct ? util::formatSignedPercent(*record.aggregate.deltaVsBestPct) : "n/a";
+  t.estimatedRealGain = q.estimatedRealGain;
+  const TransferDecision byBucket = !accept ? TransferDecision::RejectAsOverfit
+                                    : h.bucket == records::Rule11Bucket::W1 ? TransferDecision::AcceptWithAsterisk
+                                                                            : TransferDecision::AcceptAsReal;
+  t.decision = q.transferDecision.empty() ? toString(byBucket) : q.transferDecision;
+  return t;
+}
+
+// The verdict's record completed with the decision and the agent's prose.
+records::RoundRecord decidedRecord(const RoundValidated& validated, const records::Hypothesis& h,
+                                   const AcceptOrRevertRequest& q, bool accept, const std::string& lineageHead) {
+  const std::string& decision = validated.decision;
+  records::RoundRecord record = validated.record;
   record.hypothesis = h;
   record.description = util::trim(q.description).empty() ? h.change : util::trim(q.description);
   record.description = record.description.substr(0, record.description.find('\n'));
@@ -287,51 +325,60 @@ Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRever
                                           (q.auditNote.empty() ? "" : " (" + q.auditNote + ")")
                                     : "; audit rejected the flagged numbers";
   }
-  if (!accept) {
-    records::RollbackAnalysis rb;
-    rb.change = h.change;
-    rb.expected = std::string(records::toString(h.expected.direction)) + " " + h.expected.metric + " by " +
-                  util::formatSignedPercent(h.expected.sizePct, 1);
-    rb.actual = record.aggregate.deltaVsBestPct ? util::formatSignedPercent(*record.aggregate.deltaVsBestPct) + " vs the best ("
-                                                  + record.gateVerdict + ")"
-                                                : record.gateVerdict;
-    rb.rootCause = q.rootCause;
-    rb.lesson = q.lesson;
-    record.rollback = rb;
-  }
-  records::TransferCheck t;
-  t.bucket = records::toString(h.bucket);
-  t.cacheKey = q.cacheKey.empty() ? "none" : q.cacheKey;
-  t.idAudit = q.idAudit;
-  t.hitRateTrace = q.hitRateTrace;
-  t.skewRobustness = q.skewRobustness;
-  t.benchmarkGain = record.aggregate.deltaVsBestPct ? util::formatSignedPercent(*record.aggregate.deltaVsBestPct) : "n/a";
-  t.estimatedRealGain = q.estimatedRealGain;
-  const TransferDecision byBucket = !accept ? TransferDecision::RejectAsOverfit
-                                    : h.bucket == records::Rule11Bucket::W1 ? TransferDecision::AcceptWithAsterisk
-                                                                            : TransferDecision::AcceptAsReal;
-  t.decision = q.transferDecision.empty() ? toString(byBucket) : q.transferDecision;
-  record.transfer = t;
-  record.lineageHead = open.lineageHead;
+  if (!accept) record.rollback = rollbackAnalysis(h, record, q);
+  record.transfer = transferCheck(h, record, q, accept);
+  record.lineageHead = lineageHead;
+  return record;
+}
 
+std::string acceptedCommitMessage(const OpenCampaign& s, int round, const records::RoundRecord& record,
+                                  const records::Hypothesis& h) {
+  lineage::CommitMessageInput msg;
+  msg.op = s.manifest.targetOp;
+  msg.backend = toString(s.manifest.targetBackend);
+  msg.round = round;
+  msg.oneLine = record.description;
+  msg.hypothesis = h.statement;
+  msg.before = record.aggregate.bestValue.value_or(0.0);
+  msg.after = record.aggregate.value.value_or(0.0);
+  msg.unit = measureMetric(s.manifest).unit();
+  msg.campaignDir = s.paths.root.string();
+  return lineage::acceptedRoundMessage(msg);
+}
+
+}  // namespace
+
+Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRevertRequest& q, const CallContext& ctx) {
+  auto opened = detail::openCampaign(options_, q.campaignDir, CampaignTool::AcceptOrRevert, detail::OpenMode::Mutate);
+  if (!opened.ok()) return errorOf<AcceptOrRevertResult>(opened);
+  OpenCampaign& s = *opened.value();
+  // An accept_or_revert the last server did not finish is finished now (same decision, same prose).
+  if (s.state.pending && s.state.pending->step == "decide") return detail::completeDecision(s);
+  detail::recoverPending(s, ctx);
+  if (!allowedIn(CampaignTool::AcceptOrRevert, s.state.phase)) return detail::phaseRefusal(s);
+  const OpenRound open = *s.state.openRound;
+  const int round = open.number;
+  const RoundProgress* progress = s.rounds.round(round);
+  const RoundValidated* validated = progress ? progress->lastVerdict() : nullptr;
+  if (!validated) return s.refuse(RefusalCode::WrongPhase, "round " + std::to_string(round) + " has no verdict", "validate_round");
+  const auto accepts = acceptsVerdict(s, *validated, q);
+  if (auto* refusal = std::get_if<Refusal>(&accepts)) return *refusal;
+  const bool accept = std::get<bool>(accepts);
+  if (auto failure = missingProse(q, accept)) return *failure;
+  const std::vector<std::string> scope = detail::kernelScope(s);
+  if (accept && detail::treeFingerprint(s.repo, scope) != validated->fingerprint) {
+    return s.refuse(RefusalCode::ChangedSinceValidate,
+                    "the kernel files changed after validate_round; kopt only commits what it measured",
+                    "validate_round (again, on the current files)");
+  }
+  const records::Hypothesis h = progress->begun->hypothesis.value_or(records::Hypothesis{});
+  const records::RoundRecord record = decidedRecord(*validated, h, q, accept, open.lineageHead);
   json detailJson{{"accept", accept},
                   {"lineage_head", open.lineageHead},
                   {"scope", scope},
                   {"declared", open.declaredFiles},
                   {"record", detail::roundRecordToJson(record)}};
-  if (accept) {
-    lineage::CommitMessageInput msg;
-    msg.op = s.manifest.targetOp;
-    msg.backend = toString(s.manifest.targetBackend);
-    msg.round = round;
-    msg.oneLine = record.description;
-    msg.hypothesis = h.statement;
-    msg.before = record.aggregate.bestValue.value_or(0.0);
-    msg.after = record.aggregate.value.value_or(0.0);
-    msg.unit = measureMetric(s.manifest).unit();
-    msg.campaignDir = s.paths.root.string();
-    detailJson["message"] = lineage::acceptedRoundMessage(msg);
-  }
+  if (accept) detailJson["message"] = acceptedCommitMessage(s, round, record, h);
   s.beginStep(round, "decide", detailJson);
   s.checkpoint("decide:after-pending");
   return detail::completeDecision(s);

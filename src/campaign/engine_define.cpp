@@ -134,39 +134,47 @@ std::variant<std::string, ToolFailure> manifestYamlFrom(const DefineTargetReques
 
 }  // namespace
 
-Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetRequest& q) {
-  auto repoPath = detail::resolveWorkspacePath(options_, q.repoPath, "repo_path", true);
-  if (!repoPath.ok()) return asDefineTargetError(repoPath);
-  if (!lineage::GitRepo::isRepo(repoPath.value())) {
-    return toolFailure(repoPath.value().string() + " is not a git repository", "repo_path",
+namespace {
+
+// The repository's top level: a git repository inside the workspace with a HEAD commit.
+Outcome<fs::path> repositoryTop(const EngineOptions& options, const std::string& repoPath) {
+  auto path = detail::resolveWorkspacePath(options, repoPath, "repo_path", true);
+  if (!path.ok()) return path;
+  if (!lineage::GitRepo::isRepo(path.value())) {
+    return toolFailure(path.value().string() + " is not a git repository", "repo_path",
                        "pass the repository that holds the kernel (git init && git commit first)");
   }
-  fs::path top;
   try {
-    lineage::GitRepo repo(repoPath.value());
-    top = repo.topLevel();
+    lineage::GitRepo repo(path.value());
+    fs::path top = repo.topLevel();
     repo.headCommit();
+    return top;
   } catch (const std::exception& e) {
     return toolFailure(std::string("the repository has no usable HEAD commit: ") + e.what(), "repo_path",
                        "commit the kernel once before starting a campaign");
   }
-  const std::string now = util::formatManifestCreated(options_.clock());
-  auto yaml = manifestYamlFrom(q, top, options_, now);
+}
+
+Refusal invalidManifest(const std::vector<FieldError>& errors) {
+  Refusal r;
+  r.code = RefusalCode::InvalidManifest;
+  r.tool = "define_target";
+  r.why = "the manifest has " + std::to_string(errors.size()) + " problem(s); nothing was written";
+  r.phaseNow = std::nullopt;
+  r.field = errors.empty() ? "" : errors.front().field;
+  for (const auto& e : errors) r.details.push_back(toString(e));
+  r.toolToCall = "define_target (with the fields fixed)";
+  return r;
+}
+
+// The manifest from the request, every problem named; kernel sources as paths inside the
+// repository; tips_root inside the workspace (refused now, not when a tip is written).
+Outcome<Manifest> manifestFor(const DefineTargetRequest& q, const fs::path& top, const EngineOptions& options) {
+  auto yaml = manifestYamlFrom(q, top, options, util::formatManifestCreated(options.clock()));
   if (auto* f = std::get_if<ToolFailure>(&yaml)) return *f;
   auto parsed = parseManifest(std::get<std::string>(yaml));
-  if (auto* errors = std::get_if<std::vector<FieldError>>(&parsed)) {
-    Refusal r;
-    r.code = RefusalCode::InvalidManifest;
-    r.tool = "define_target";
-    r.why = "the manifest has " + std::to_string(errors->size()) + " problem(s); nothing was written";
-    r.phaseNow = std::nullopt;
-    r.field = errors->empty() ? "" : errors->front().field;
-    for (const auto& e : *errors) r.details.push_back(toString(e));
-    r.toolToCall = "define_target (with the fields fixed)";
-    return r;
-  }
+  if (auto* errors = std::get_if<std::vector<FieldError>>(&parsed)) return invalidManifest(*errors);
   Manifest manifest = std::get<Manifest>(std::move(parsed));
-  // Kernel sources must be files inside the repository.
   for (std::size_t i = 0; i < manifest.kernelSource.size(); ++i) {
     const std::string arg = "kernel_source[" + std::to_string(i) + "]";
     auto rel = relativeInside(top, manifest.kernelSource[i], arg, PathGuardOptions{true, false, "the repository"});
@@ -181,101 +189,126 @@ Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetReque
     }
     manifest.kernelSource[i] = std::get<std::string>(rel);
   }
-  // tips_root must lie in the workspace: refused now, not when a tip is written.
-  if (auto tips = detail::manifestTipsRoot(options_, manifest); !tips.ok()) return asDefineTargetError(tips);
-  const std::string name = campaignName(manifest);
-  fs::path dir;
-  if (q.campaignDir.empty()) {
-    dir = defaultCampaignDir(top, name);
+  if (auto tips = detail::manifestTipsRoot(options, manifest); !tips.ok()) {
+    if (!tips.refused()) return tips.failure();
+    Refusal r = tips.refusal();
+    r.tool = "define_target";
+    return r;
+  }
+  return manifest;
+}
+
+// A campaign already at `dir`, opened to be defined again; only one still in DEFINE_TARGET may be.
+// One whose manifest.yaml was edited in DEFINE_TARGET is taken over too (that edit is what a
+// redefinition replaces).
+Outcome<std::unique_ptr<OpenCampaign>> reopenForRedefinition(const EngineOptions& options, const fs::path& dir) {
+  auto opened = detail::openCampaign(options, dir.string(), CampaignTool::DefineTarget, detail::OpenMode::Mutate);
+  std::unique_ptr<OpenCampaign> session;
+  if (opened.ok()) {
+    session = std::move(opened.value());
   } else {
+    if (!(opened.refused() && opened.refusal().code == RefusalCode::RecordTampered)) return opened;
+    OpenCampaign probe;
+    if (detail::loadEvents(probe, Ledger(CampaignPaths(dir).ledger).readAll()) || probe.state.phase != Phase::DefineTarget) {
+      return opened.refusal();
+    }
+    session = std::make_unique<OpenCampaign>();
+    session->options = &options;
+    session->paths = CampaignPaths(dir);
+    session->lock = detail::tryLockCampaign(options, session->paths);
+    if (!session->lock) return opened.refusal();
+    session->ledger = std::make_unique<Ledger>(session->paths.ledger);
+    if (auto refused = detail::keyLedger(*session, false)) return *refused;
+    if (auto error = detail::loadEvents(*session, session->ledger->readAll())) return toolFailure(error->message);
+  }
+  if (session->state.phase != Phase::DefineTarget) {
+    return session->refuse(RefusalCode::WrongPhase,
+                           "a campaign already exists at " + dir.string() + " and its target was confirmed; a "
+                           "confirmed target cannot be redefined",
+                           "campaign_status");
+  }
+  return session;
+}
+
+// A new campaign directory, locked, with a keyed ledger (unkeyed when no key can be stored).
+Outcome<std::unique_ptr<OpenCampaign>> createCampaign(const EngineOptions& options, const fs::path& dir) {
+  auto session = std::make_unique<OpenCampaign>();
+  session->options = &options;
+  session->paths = CampaignPaths(dir);
+  try {
+    session->paths.createLayout();
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("cannot create the campaign directory: ") + e.what(), "campaign_dir",
+                       "choose a writable directory");
+  }
+  session->lock = detail::tryLockCampaign(options, session->paths);
+  if (!session->lock) {
+    Refusal r;
+    r.code = RefusalCode::Busy;
+    r.tool = "define_target";
+    r.why = "another call is creating this campaign";
+    return r;
+  }
+  session->ledger = std::make_unique<Ledger>(session->paths.ledger);
+  detail::keyLedger(*session, true);
+  return session;
+}
+
+// manifest.yaml written and the definition in the ledger (.kopt/ kept out of the user's history).
+std::optional<ToolFailure> writeDefinition(OpenCampaign& session, const std::string& text, const fs::path& dir,
+                                           bool redefined) {
+  try {
+    lineage::GitRepo(session.repo).addExclude(".kopt/");
+    session.paths.createLayout();
+    util::writeFileAtomic(session.paths.manifest, text);
+    session.manifestSha = util::sha256Hex(text);
+    TargetDefined defined;
+    defined.campaign = session.name;
+    defined.repo = session.repo.string();
+    defined.campaignDir = dir.string();
+    defined.manifestSha256 = session.manifestSha;
+    defined.redefined = redefined;
+    session.record(defined, std::nullopt);
+  } catch (const std::exception& e) {
+    return toolFailure(std::string("cannot write the campaign: ") + e.what());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Outcome<DefineTargetResult> CampaignEngine::defineTarget(const DefineTargetRequest& q) {
+  auto top = repositoryTop(options_, q.repoPath);
+  if (!top.ok()) return asDefineTargetError(top);
+  auto manifest = manifestFor(q, top.value(), options_);
+  if (!manifest.ok()) return errorOf<DefineTargetResult>(manifest);
+  const Manifest& m = manifest.value();
+  const std::string name = campaignName(m);
+  fs::path dir = defaultCampaignDir(top.value(), name);
+  if (!q.campaignDir.empty()) {
     auto d = detail::resolveWorkspacePath(options_, q.campaignDir, "campaign_dir", false);
     if (!d.ok()) return asDefineTargetError(d);
     dir = d.value();
   }
   DefineTargetResult result;
-  std::unique_ptr<OpenCampaign> session;
   std::error_code ec;
-  if (fs::exists(CampaignPaths(dir).ledger, ec)) {
-    auto opened = detail::openCampaign(options_, dir.string(), CampaignTool::DefineTarget, detail::OpenMode::Mutate);
-    if (!opened.ok()) {
-      // A campaign whose manifest.yaml was edited in DEFINE_TARGET may be redefined.
-      if (!(opened.refused() && opened.refusal().code == RefusalCode::RecordTampered)) {
-        if (opened.refused()) return opened.refusal();
-        return opened.failure();
-      }
-      OpenCampaign probe;
-      if (detail::loadEvents(probe, Ledger(CampaignPaths(dir).ledger).readAll()) ||
-          probe.state.phase != Phase::DefineTarget) {
-        return opened.refusal();
-      }
-      session = std::make_unique<OpenCampaign>();
-      session->options = &options_;
-      session->paths = CampaignPaths(dir);
-      session->lock = detail::tryLockCampaign(options_, session->paths);
-      if (!session->lock) return opened.refusal();
-      session->ledger = std::make_unique<Ledger>(session->paths.ledger);
-      if (auto refused = detail::keyLedger(*session, false)) return *refused;
-      if (auto error = detail::loadEvents(*session, session->ledger->readAll())) return toolFailure(error->message);
-    } else {
-      session = std::move(opened.value());
-    }
-    if (session->state.phase != Phase::DefineTarget) {
-      Refusal r = session->refuse(RefusalCode::WrongPhase,
-                                  "a campaign already exists at " + dir.string() + " and its target was confirmed; a "
-                                  "confirmed target cannot be redefined",
-                                  "campaign_status");
-      return r;
-    }
-    result.redefined = true;
-  } else {
-    session = std::make_unique<OpenCampaign>();
-    session->options = &options_;
-    session->paths = CampaignPaths(dir);
-    try {
-      session->paths.createLayout();
-    } catch (const std::exception& e) {
-      return toolFailure(std::string("cannot create the campaign directory: ") + e.what(), "campaign_dir",
-                         "choose a writable directory");
-    }
-    session->lock = detail::tryLockCampaign(options_, session->paths);
-    if (!session->lock) {
-      Refusal r;
-      r.code = RefusalCode::Busy;
-      r.tool = "define_target";
-      r.why = "another call is creating this campaign";
-      return r;
-    }
-    session->ledger = std::make_unique<Ledger>(session->paths.ledger);
-    detail::keyLedger(*session, true);  // a new campaign gets its key (unkeyed when none can be stored)
-  }
-  session->tool = CampaignTool::DefineTarget;
-  session->name = name;
-  session->repo = top;
-  session->manifest = manifest;
-  const std::string text = toYaml(manifest);
-  try {
-    // .kopt/ never enters the user's history.
-    lineage::GitRepo(top).addExclude(".kopt/");
-    session->paths.createLayout();
-    util::writeFileAtomic(session->paths.manifest, text);
-    session->manifestSha = util::sha256Hex(text);
-    TargetDefined defined;
-    defined.campaign = name;
-    defined.repo = top.string();
-    defined.campaignDir = dir.string();
-    defined.manifestSha256 = session->manifestSha;
-    defined.redefined = result.redefined;
-    session->record(defined, std::nullopt);
-  } catch (const std::exception& e) {
-    return toolFailure(std::string("cannot write the campaign: ") + e.what());
-  }
+  result.redefined = fs::exists(CampaignPaths(dir).ledger, ec);
+  auto opened = result.redefined ? reopenForRedefinition(options_, dir) : createCampaign(options_, dir);
+  if (!opened.ok()) return errorOf<DefineTargetResult>(opened);
+  OpenCampaign& session = *opened.value();
+  session.tool = CampaignTool::DefineTarget;
+  session.name = name;
+  session.repo = top.value();
+  session.manifest = m;
+  const std::string text = toYaml(m);
+  if (auto failure = writeDefinition(session, text, dir, result.redefined)) return *failure;
   result.campaignName = name;
   result.campaignDir = dir.string();
-  result.repo = top.string();
+  result.repo = top.value().string();
   result.manifestYaml = text;
-  result.summary = summarize(manifest, name, dir, top);
-  if (manifest.buildCommand.empty() && isCompiled(manifest.targetBackend)) {
-    result.warnings.push_back("target_backend " + std::string(toString(manifest.targetBackend)) +
+  result.summary = summarize(m, name, dir, top.value());
+  if (m.buildCommand.empty() && isCompiled(m.targetBackend)) {
+    result.warnings.push_back("target_backend " + std::string(toString(m.targetBackend)) +
                               " is compiled but build_command is empty: kopt will not rebuild after a change");
   }
   result.phase = Phase::DefineTarget;

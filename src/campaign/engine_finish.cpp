@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "campaign/campaign_peak.h"
+#include "campaign/termination_conditions.h"
 #include "campaign/engine.h"
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_steps.h"
@@ -29,8 +30,6 @@ using detail::OpenCampaign;
 using json = nlohmann::json;
 
 namespace {
-
-constexpr double kAcceptableFractionOfPeak = 0.80;  // T2
 
 std::optional<double> bestAggregate(const OpenCampaign& s) {
   if (auto r = detail::roundRecord(s, s.state.bestRound.value_or(1))) return r->aggregate.value;
@@ -55,12 +54,6 @@ std::optional<long long> secondsSince(const std::string& iso, util::SystemTime n
   return static_cast<long long>(std::chrono::system_clock::to_time_t(now) - then);
 }
 
-bool compare(double v, const std::string& op, double target) {
-  if (op == ">=") return v >= target;
-  if (op == "<") return v < target;
-  if (op == "<=") return v <= target;
-  return v > target;
-}
 
 }  // namespace
 
@@ -70,102 +63,38 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
   if (!opened.ok()) return errorOf<TerminationResult>(opened);
   OpenCampaign& s = *opened.value();
   const Manifest& m = s.manifest;
-  TerminationResult result;
   const auto best = bestAggregate(s);
   const std::string unit = measureMetric(m).unit();
-  {
-    TerminationResult::Condition c{"T1", false, ""};
-    if (!m.performanceTarget) {
-      c.detail = "no performance_target set";
-    } else if (!best) {
-      c.detail = "no measured best yet";
-    } else if (!m.performanceTarget->unit.empty() && util::toLower(m.performanceTarget->unit) != util::toLower(unit)) {
-      c.detail = "target is in " + m.performanceTarget->unit + " but the primary metric is in " + unit;
-    } else {
-      c.met = compare(*best, m.performanceTarget->comparison, m.performanceTarget->value);
-      c.detail = "best " + std::to_string(*best) + " " + unit + " vs target " + m.performanceTarget->text;
-    }
-    result.conditions.push_back(c);
-  }
-  {
-    TerminationResult::Condition c{"T2", false, ""};
-    const auto peak = peakOf(m);
-    if (!peak || !(*peak > 0)) {
-      c.detail = "no hardware peak known for " + m.targetGpu;
-    } else if (!best) {
-      c.detail = "no measured best yet";
-    } else {
-      const double fraction = *best / *peak;
-      c.met = fraction >= kAcceptableFractionOfPeak;
-      c.detail = "best is " + util::formatSignedPercent(100.0 * fraction, 1).substr(1) + " of the " +
-                 std::to_string(static_cast<long long>(*peak)) + " " + unit + " peak (stop at " +
-                 std::to_string(static_cast<int>(100 * kAcceptableFractionOfPeak)) + "%)";
-    }
-    result.conditions.push_back(c);
-  }
-  {
-    TerminationResult::Condition c{"T3", false, ""};
-    const int attempts = s.state.lastRound - 1;
-    if (m.maxIterations) {
-      c.met = attempts >= *m.maxIterations;
-      c.detail = std::to_string(attempts) + " of max_iterations " + std::to_string(*m.maxIterations) + " rounds used";
-    } else {
-      c.detail = std::to_string(attempts) + " rounds used; no max_iterations";
-    }
-    // The budget in time (max_duration), counted from the user's confirmation.
-    if (const auto* confirmed = s.lastEvent<TargetConfirmed>(); confirmed && m.maxDuration && m.maxDuration->seconds > 0) {
-      if (auto elapsed = secondsSince(confirmed->ts, options_.clock())) {
-        const bool over = *elapsed >= m.maxDuration->seconds;
-        c.met = c.met || over;
-        c.detail += "; " + std::to_string(*elapsed / 60) + " min of max_duration " + m.maxDuration->text +
-                    (over ? " used up" : " used");
-      }
-    }
-    result.conditions.push_back(c);
-  }
-  result.conditions.push_back({"T4", q.userStop, q.userStop ? "the user asked to stop" : "no stop request"});
+  // The budget in time (max_duration) is counted from the user's confirmation.
+  std::optional<long long> elapsed;
+  if (const auto* confirmed = s.lastEvent<TargetConfirmed>()) elapsed = secondsSince(confirmed->ts, options_.clock());
+  TerminationResult result;
+  result.conditions = {targetCondition(m.performanceTarget, best, unit), peakCondition(peakOf(m), best, unit, m.targetGpu),
+                       budgetCondition(s.state.lastRound - 1, m.maxIterations, m.maxDuration, elapsed),
+                       userStopCondition(q.userStop)};
   result.stop = std::any_of(result.conditions.begin(), result.conditions.end(), [](const auto& c) { return c.met; });
 
   // Stagnation review (loop_policy.h): after a run of rollbacks, new directions in several categories.
-  std::vector<StagnationDirection> directions;
-  std::set<std::string> categories;
-  for (std::size_t i = 0; i < q.directions.size(); ++i) {
-    const std::string& d = q.directions[i];
-    const auto colon = d.find(':');
-    if (colon == std::string::npos || util::trim(d.substr(0, colon)).empty() || util::trim(d.substr(colon + 1)).empty()) {
-      return toolFailure("directions[" + std::to_string(i) + "] = '" + d + "' is not 'category: direction'",
-                         "directions", "write each as 'category: direction', e.g. 'tiling: try 128x64 tiles'");
-    }
-    const std::string cat = util::toLower(util::trim(d.substr(0, colon)));
-    categories.insert(cat);
-    directions.push_back({cat, util::trim(d.substr(colon + 1))});
-  }
+  auto parsed = parseDirections(q.directions);
+  if (auto* bad = std::get_if<ToolFailure>(&parsed)) return *bad;
+  const auto& [directions, categories] = std::get<ParsedDirections>(parsed);
   const LoopPolicy& loop = loopPolicy();
   result.stagnationReviewRequired = loop.needsStagnationReview(s.state.consecutiveRollbacks);
   if (result.stagnationReviewRequired && !result.stop) {
-    if (q.directions.size() < static_cast<std::size_t>(loop.stagnationDirections) ||
-        categories.size() < static_cast<std::size_t>(loop.stagnationCategories)) {
+    if (directions.size() < static_cast<std::size_t>(loop.stagnationDirections) || categories < loop.stagnationCategories) {
       return toolFailure(std::to_string(s.state.consecutiveRollbacks) +
                              " rollbacks in a row: the stagnation review needs at least " + loop.reviewRule() +
-                             " (got " + std::to_string(q.directions.size()) + " in " +
-                             std::to_string(categories.size()) + ")",
+                             " (got " + std::to_string(directions.size()) + " in " + std::to_string(categories) + ")",
                          "directions", "pass directions: ['tiling: ...', 'memory: ...', 'tiling: ...']");
     }
     result.stagnationReviewDone = true;
   }
-  std::string decision = "continue";
-  for (const auto& c : result.conditions) {
-    if (c.met) {
-      decision = "stop: " + c.id + " (" + c.detail + ")";
-      break;
-    }
-  }
-  result.decision = decision;
+  result.decision = stopDecision(result.conditions);
   TerminationChecked checked;
   checked.afterRound = s.state.lastRound;
   for (const auto& c : result.conditions) checked.conditions.push_back({c.id, c.met, c.detail});
   checked.stop = result.stop;
-  checked.decision = decision;
+  checked.decision = result.decision;
   checked.stagnationReview = result.stagnationReviewDone;
   checked.directions = directions;
   s.record(checked, std::nullopt);
@@ -175,23 +104,20 @@ Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationReq
   return result;
 }
 
-Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAcceptanceRequest& q, const CallContext& ctx) {
-  auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::FinalAcceptance, ctx);
-  if (!opened.ok()) return errorOf<FinalAcceptanceResult>(opened);
-  OpenCampaign& s = *opened.value();
-  const Manifest& m = s.manifest;
-  // Rule 10: no premature termination.
+namespace {
+
+// Rule 10 (no premature termination), and the best's kernel files as they were accepted.
+std::optional<Stop> finalPreconditions(OpenCampaign& s) {
   const TerminationChecked* term = s.rounds.terminationSinceLastRound();
   if (!term || !term->stop) {
     return s.refuse(RefusalCode::TerminationNotChecked,
                     "no termination_check since the last round decided to stop (T1-T4); the loop does not end early",
                     "termination_check (user_stop: true if the user wants to stop)");
   }
-  lineage::GitRepo repo(s.repo);
   try {
     std::vector<std::string> dirty;
-    for (const auto& c : repo.changedSince(s.state.bestCommit)) {
-      if (detail::inAnyScope(c.path, m.kernelSource)) dirty.push_back(c.path);
+    for (const auto& c : lineage::GitRepo(s.repo).changedSince(s.state.bestCommit)) {
+      if (detail::inAnyScope(c.path, s.manifest.kernelSource)) dirty.push_back(c.path);
     }
     if (!dirty.empty()) {
       Refusal r = s.refuse(RefusalCode::UndeclaredFiles,
@@ -204,11 +130,70 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
     return toolFailure(std::string("git: ") + e.what());
   }
   if (auto failure = detail::pythonShadowFailure(s, "final_acceptance")) return *failure;
+  return std::nullopt;
+}
+
+// The best against the baseline's worktree on every target shape, judged by the gate with the
+// baseline's calibration.
+struct FinalMeasurement {
+  std::vector<PairRun> runs;
+  AssembledRuns assembled;
+  measure::GateResult gate;
+};
+
+std::variant<FinalMeasurement, ToolFailure> measureFinal(OpenCampaign& s, exec::Executor& executor,
+                                                        const EngineOptions& options, const CallContext& ctx,
+                                                        const fs::path& baselineTree, int pairs, double total) {
+  const fs::path dir = s.paths.finalDir;
+  const std::string tag = "final";
+  MeasurementPlan plan = detail::planFor(s, true, baselineTree, dir / "runs", tag);
+  MeasurementRunner runner(executor, options.seedSource);
+  FinalMeasurement out;
+  out.runs = runner.run(plan, 0, pairs, ctx, 2, total);
+  if (ctx.cancel.cancelled() || !runner.lostRun().empty()) {
+    detail::discardMeasurement(dir, tag);
+    s.clearStep();
+    if (ctx.cancel.cancelled()) return toolFailure("final_acceptance was cancelled; nothing was recorded");
+    return detail::lostRunFailure("final_acceptance", runner.lostRun());
+  }
+  detail::writeMeasurementIndex(dir / ("measurement-" + tag + ".json"), tag, "", true, out.runs);
+  out.assembled = assemble(out.runs, detail::frozenHeader(s), detail::expectedLabels(s, true));
+  measure::GateInput input;
+  input.bestPassLabels = out.assembled.bestPassLabels;
+  input.candidateChecks = out.assembled.candidateChecks;
+  input.runs = out.assembled.runs;
+  input.calibration = detail::calibrationOf(s);
+  out.gate = measure::evaluateGate(input, gatePolicyFor(s.manifest));
+  return out;
+}
+
+void recordFinal(OpenCampaign& s, const FinalAcceptanceResult& result, const std::string& tests,
+                 const AssembledRuns& assembled) {
+  FinalAcceptanceDone done;
+  done.testsOk = result.testsOk;
+  done.tests = tests;
+  done.pairs = result.pairs;
+  for (const auto& r : result.shapes) done.shapes.push_back({r.label, r.check, r.candidate, r.best, r.ratio, r.verdict});
+  done.aggregate = result.aggregate.candidate;
+  done.ratioVsBaseline = result.aggregate.ratio;
+  done.bestCommit = result.bestCommit;
+  done.baselineCommit = result.baselineCommit;
+  done.problems = assembled.problems;
+  s.record(done, std::nullopt);
+}
+
+}  // namespace
+
+Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAcceptanceRequest& q, const CallContext& ctx) {
+  auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::FinalAcceptance, ctx);
+  if (!opened.ok()) return errorOf<FinalAcceptanceResult>(opened);
+  OpenCampaign& s = *opened.value();
+  const Manifest& m = s.manifest;
+  if (auto stop = finalPreconditions(s)) return outcomeOf<FinalAcceptanceResult>(std::move(*stop));
   const fs::path dir = s.paths.finalDir;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const std::string tag = "final";
-  s.beginStep(s.state.lastRound, "final", json{{"tag", tag}, {"artifacts", dir.string()}});
+  s.beginStep(s.state.lastRound, "final", json{{"tag", "final"}, {"artifacts", dir.string()}});
   auto executor = detail::makeExecutorFor(options_, m);
   const int pairs = q.pairs > 0 ? q.pairs : std::max(5, m.gate.pairs);
   const double total = 2.0 + 2.0 * pairs;
@@ -233,44 +218,16 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
     s.clearStep();
     return toolFailure(err);
   }
-  MeasurementPlan plan = detail::planFor(s, true, baselineTree, dir / "runs", tag);
-  MeasurementRunner runner(*executor, options_.seedSource);
-  auto runs = runner.run(plan, 0, pairs, ctx, 2, total);
-  if (ctx.cancel.cancelled()) {
-    detail::discardMeasurement(dir, tag);
-    s.clearStep();
-    return toolFailure("final_acceptance was cancelled; nothing was recorded");
+  auto measured = measureFinal(s, *executor, options_, ctx, baselineTree, pairs, total);
+  if (auto* failure = std::get_if<ToolFailure>(&measured)) return *failure;
+  const auto& measurement = std::get<FinalMeasurement>(measured);
+  result.pairs = measurement.assembled.usablePairs;
+  result.shapes = detail::shapeRows(measurement.assembled, measurement.runs, &measurement.gate);
+  result.aggregate = detail::aggregateRow(s, result.shapes, &measurement.gate);
+  if (!measurement.runs.empty() && measurement.runs.front().candidate.table) {
+    util::writeFileAtomic(dir / "benchmark.csv", util::readFile(measurement.runs.front().candidate.csv));
   }
-  if (!runner.lostRun().empty()) {
-    detail::discardMeasurement(dir, tag);
-    s.clearStep();
-    return detail::lostRunFailure("final_acceptance", runner.lostRun());
-  }
-  detail::writeMeasurementIndex(dir / ("measurement-" + tag + ".json"), tag, "", true, runs);
-  AssembledRuns assembled = assemble(runs, detail::frozenHeader(s), detail::expectedLabels(s, true));
-  measure::GateInput input;
-  input.bestPassLabels = assembled.bestPassLabels;
-  input.candidateChecks = assembled.candidateChecks;
-  input.runs = assembled.runs;
-  input.calibration = detail::calibrationOf(s);
-  const measure::GateResult gate = measure::evaluateGate(input, gatePolicyFor(m));
-  result.pairs = assembled.usablePairs;
-  result.shapes = detail::shapeRows(assembled, runs, &gate);
-  result.aggregate = detail::aggregateRow(s, result.shapes, &gate);
-  if (!runs.empty() && runs.front().candidate.table) {
-    util::writeFileAtomic(dir / "benchmark.csv", util::readFile(runs.front().candidate.csv));
-  }
-  FinalAcceptanceDone done;
-  done.testsOk = result.testsOk;
-  done.tests = detail::describe(t);
-  done.pairs = result.pairs;
-  for (const auto& r : result.shapes) done.shapes.push_back({r.label, r.check, r.candidate, r.best, r.ratio, r.verdict});
-  done.aggregate = result.aggregate.candidate;
-  done.ratioVsBaseline = result.aggregate.ratio;
-  done.bestCommit = result.bestCommit;
-  done.baselineCommit = result.baselineCommit;
-  done.problems = assembled.problems;
-  s.record(done, std::nullopt);
+  recordFinal(s, result, detail::describe(t), measurement.assembled);
   result.phase = s.state.phase;
   return result;
 }
@@ -290,66 +247,51 @@ double nanIfMissing(const std::optional<double>& v) { return v ? *v : report::kN
 
 }  // namespace
 
-Outcome<ReportResult> CampaignEngine::report(const std::string& campaignDir) {
-  CallContext ctx;
-  auto opened = detail::openForTool(options_, campaignDir, CampaignTool::Report, ctx);
-  if (!opened.ok()) return errorOf<ReportResult>(opened);
-  OpenCampaign& s = *opened.value();
-  const Manifest& m = s.manifest;
-  const auto metric = measureMetric(m);
-  report::CampaignHistory h;
-  h.campaignName = s.name;
-  h.op = m.targetOp;
-  h.backend = toString(m.targetBackend);
-  h.gpu = m.targetGpu;
-  h.metricName = metric.name();
-  h.metricUnit = metric.unit();
-  h.devicePeak = peakOf(m);
-  h.generatedAt = s.now();
-  std::optional<records::RoundRecord> baseline = detail::roundRecord(s, 1);
-  std::map<std::string, double> baseValue;
-  if (baseline) {
-    for (const auto& sh : baseline->results) {
-      if (sh.primaryValue) baseValue[sh.label] = *sh.primaryValue;
-    }
+namespace {
+
+// One finished round as the report draws it: per-shape values and speed-ups against the baseline.
+report::RoundRecord reportRound(const records::RoundRecord& r, const std::map<std::string, double>& baseValue) {
+  report::RoundRecord out;
+  out.number = r.number;
+  out.status = r.status;
+  out.description = r.description;
+  out.aggregate = nanIfMissing(r.aggregate.value);
+  if (out.aggregate == 0.0) out.aggregate = report::kNaN;
+  for (const auto& sh : r.results) {
+    report::ShapeResult rs;
+    rs.label = sh.label;
+    rs.value = nanIfMissing(sh.primaryValue);
+    auto b = baseValue.find(sh.label);
+    if (b != baseValue.end() && sh.primaryValue && b->second > 0 && sh.check == "PASS") rs.speedupVsBaseline = *sh.primaryValue / b->second;
+    rs.verdict = r.status == records::RoundStatus::Baseline ? report::ShapeVerdict::Same : reportVerdict(sh.verdict, sh.check);
+    out.shapes.push_back(rs);
   }
+  out.decisionReason = r.decisionReason;
+  if (r.hypothesis) {
+    out.bucket = r.hypothesis->bucket;
+    report::Prediction p;
+    p.metric = r.hypothesis->expected.metric;
+    p.expectImprovement = r.hypothesis->expected.direction == records::EffectDirection::Increase;
+    p.expectedPct = r.hypothesis->expected.sizePct;
+    out.prediction = p;
+  }
+  out.observedPct = nanIfMissing(r.aggregate.deltaVsBestPct);
+  if (r.transfer) {
+    report::TransferCheck t;
+    t.bucket = out.bucket;
+    t.decision = reportTransfer(r.transfer->decision);
+    t.note = r.transfer->estimatedRealGain;
+    out.transfer = t;
+  }
+  return out;
+}
+
+// What the rounds taught: the directions that worked, those that did not, what to try next.
+struct Directions {
   std::vector<std::string> effective, ineffective, nextSteps;
   int accepted = 0, rolledBack = 0;
-  for (const records::RoundRecord* finished : s.rounds.records()) {
-    const records::RoundRecord& r = *finished;
-    report::RoundRecord out;
-    out.number = r.number;
-    out.status = r.status;
-    out.description = r.description;
-    out.aggregate = nanIfMissing(r.aggregate.value);
-    if (out.aggregate == 0.0) out.aggregate = report::kNaN;
-    for (const auto& sh : r.results) {
-      report::ShapeResult rs;
-      rs.label = sh.label;
-      rs.value = nanIfMissing(sh.primaryValue);
-      auto b = baseValue.find(sh.label);
-      if (b != baseValue.end() && sh.primaryValue && b->second > 0 && sh.check == "PASS") rs.speedupVsBaseline = *sh.primaryValue / b->second;
-      rs.verdict = r.status == records::RoundStatus::Baseline ? report::ShapeVerdict::Same : reportVerdict(sh.verdict, sh.check);
-      out.shapes.push_back(rs);
-    }
-    out.decisionReason = r.decisionReason;
-    if (r.hypothesis) {
-      out.bucket = r.hypothesis->bucket;
-      report::Prediction p;
-      p.metric = r.hypothesis->expected.metric;
-      p.expectImprovement = r.hypothesis->expected.direction == records::EffectDirection::Increase;
-      p.expectedPct = r.hypothesis->expected.sizePct;
-      out.prediction = p;
-    }
-    out.observedPct = nanIfMissing(r.aggregate.deltaVsBestPct);
-    if (r.transfer) {
-      report::TransferCheck t;
-      t.bucket = out.bucket;
-      t.decision = reportTransfer(r.transfer->decision);
-      t.note = r.transfer->estimatedRealGain;
-      out.transfer = t;
-    }
-    h.rounds.push_back(out);
+
+  void add(const records::RoundRecord& r) {
     if (r.status == records::RoundStatus::Accepted || r.status == records::RoundStatus::AcceptedWithNote) {
       ++accepted;
       effective.push_back("round-" + std::to_string(r.number) + ": " + r.description);
@@ -359,47 +301,87 @@ Outcome<ReportResult> CampaignEngine::report(const std::string& campaignDir) {
     }
     if (!r.nextDirection.empty() && r.status != records::RoundStatus::Baseline) nextSteps = {r.nextDirection};
   }
-  if (const auto* f = s.last<FinalAcceptanceDone>()) {
-    if (f->aggregate) h.finalAggregate = *f->aggregate;
-    for (const auto& sh : f->shapes) {
-      report::ShapeResult rs;
-      rs.label = sh.label;
-      if (sh.value) rs.value = *sh.value;
-      if (sh.ratio) rs.speedupVsBaseline = *sh.ratio;
-      rs.verdict = reportVerdict(sh.verdict, sh.check);
-      h.finalShapes.push_back(rs);
-    }
-    h.finalTestSummary = std::string(f->testsOk ? "PASSED" : "FAILED") + ": " + m.testCommand.text + " (" + f->tests + ")";
+};
+
+void addFinalAcceptance(report::CampaignHistory& h, const FinalAcceptanceDone& f, const Manifest& m) {
+  if (f.aggregate) h.finalAggregate = *f.aggregate;
+  for (const auto& sh : f.shapes) {
+    report::ShapeResult rs;
+    rs.label = sh.label;
+    if (sh.value) rs.value = *sh.value;
+    if (sh.ratio) rs.speedupVsBaseline = *sh.ratio;
+    rs.verdict = reportVerdict(sh.verdict, sh.check);
+    h.finalShapes.push_back(rs);
   }
+  h.finalTestSummary = std::string(f.testsOk ? "PASSED" : "FAILED") + ": " + m.testCommand.text + " (" + f.tests + ")";
+}
+
+report::CampaignHistory historyHeader(const OpenCampaign& s, const measure::PrimaryMetric& metric) {
+  const Manifest& m = s.manifest;
+  report::CampaignHistory h;
+  h.campaignName = s.name;
+  h.op = m.targetOp;
+  h.backend = toString(m.targetBackend);
+  h.gpu = m.targetGpu;
+  h.metricName = metric.name();
+  h.metricUnit = metric.unit();
+  h.devicePeak = peakOf(m);
+  h.generatedAt = s.now();
+  return h;
+}
+
+ReportWritten reportWritten(const OpenCampaign& s, const report::CampaignHistory& h, const Directions& d,
+                            const report::ReportFiles& files, const std::optional<records::RoundRecord>& baseline) {
+  const auto best = detail::roundRecord(s, s.state.bestRound.value_or(1));
+  ReportWritten e;
+  e.metric = h.metricName;
+  e.bestRound = s.state.bestRound.value_or(1);
+  e.acceptedRounds = d.accepted;
+  e.rolledBackRounds = d.rolledBack;
+  e.totalRounds = s.state.lastRound;
+  e.effectiveDirections = d.effective;
+  e.ineffectiveDirections = d.ineffective;
+  e.nextSteps = h.nextSteps;
+  e.finalAcceptance = h.finalTestSummary;
+  e.reportPath = files.markdown.string();
+  e.files = {files.markdown.string(), files.metricChart.string(), files.heatmap.string()};
+  const std::optional<double> base = baseline ? baseline->aggregate.value : std::nullopt;
+  if (base) e.baselineValue = *base;
+  if (best && best->aggregate.value) e.bestValue = *best->aggregate.value;
+  if (base && best && best->aggregate.value && *base > 0) e.improvementPct = 100.0 * (*best->aggregate.value / *base - 1.0);
+  if (h.finalAggregate && base) e.realTrainingAudit = "see report.md (rule-11 re-attribution of the accepted gains)";
+  return e;
+}
+
+}  // namespace
+
+Outcome<ReportResult> CampaignEngine::report(const std::string& campaignDir) {
+  CallContext ctx;
+  auto opened = detail::openForTool(options_, campaignDir, CampaignTool::Report, ctx);
+  if (!opened.ok()) return errorOf<ReportResult>(opened);
+  OpenCampaign& s = *opened.value();
+  report::CampaignHistory h = historyHeader(s, measureMetric(s.manifest));
+  const std::optional<records::RoundRecord> baseline = detail::roundRecord(s, 1);
+  std::map<std::string, double> baseValue;
+  if (baseline) {
+    for (const auto& sh : baseline->results) {
+      if (sh.primaryValue) baseValue[sh.label] = *sh.primaryValue;
+    }
+  }
+  Directions directions;
+  for (const records::RoundRecord* finished : s.rounds.records()) {
+    h.rounds.push_back(reportRound(*finished, baseValue));
+    directions.add(*finished);
+  }
+  if (const auto* f = s.last<FinalAcceptanceDone>()) addFinalAcceptance(h, *f, s.manifest);
+  h.nextSteps = directions.nextSteps;
   if (const auto* t = s.last<TerminationChecked>()) {
     h.terminationReason = t->decision;
-    for (const auto& d : t->directions) nextSteps.push_back(d.category + ": " + d.text);
+    for (const auto& d : t->directions) h.nextSteps.push_back(d.category + ": " + d.text);
   }
-  h.nextSteps = nextSteps;
   auto written = report::writeReportFiles(s.paths.root, h);
   if (!written.ok) return toolFailure("cannot write the report: " + written.error);
-
-  const auto best = detail::roundRecord(s, s.state.bestRound.value_or(1));
-  ReportWritten reportEvent;
-  reportEvent.metric = metric.name();
-  reportEvent.bestRound = s.state.bestRound.value_or(1);
-  reportEvent.acceptedRounds = accepted;
-  reportEvent.rolledBackRounds = rolledBack;
-  reportEvent.totalRounds = s.state.lastRound;
-  reportEvent.effectiveDirections = effective;
-  reportEvent.ineffectiveDirections = ineffective;
-  reportEvent.nextSteps = nextSteps;
-  reportEvent.finalAcceptance = h.finalTestSummary;
-  reportEvent.reportPath = written.files.markdown.string();
-  reportEvent.files = {written.files.markdown.string(), written.files.metricChart.string(), written.files.heatmap.string()};
-  if (baseline && baseline->aggregate.value) reportEvent.baselineValue = *baseline->aggregate.value;
-  if (best && best->aggregate.value) reportEvent.bestValue = *best->aggregate.value;
-  if (baseline && best && baseline->aggregate.value && best->aggregate.value && *baseline->aggregate.value > 0)
-    reportEvent.improvementPct = 100.0 * (*best->aggregate.value / *baseline->aggregate.value - 1.0);
-  if (h.finalAggregate && baseline && baseline->aggregate.value) {
-    reportEvent.realTrainingAudit = "see report.md (rule-11 re-attribution of the accepted gains)";
-  }
-  s.record(reportEvent, std::nullopt);
+  s.record(reportWritten(s, h, directions, written.files, baseline), std::nullopt);
   ReportResult result;
   result.reportPath = written.files.markdown.string();
   result.files = {written.files.markdown.string(), written.files.metricChart.string(), written.files.heatmap.string()};

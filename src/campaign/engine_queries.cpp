@@ -38,33 +38,31 @@ std::string describePending(const PendingStep& p) {
 
 }  // namespace
 
-Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaignDir) {
-  auto opened = openQuery(options_, campaignDir, "campaign_status");
+namespace {
+
+// A campaign that does not open for tampering: say exactly what is wrong and where the intact
+// history stands.
+StatusResult tamperedStatus(const EngineOptions& options, const std::string& campaignDir, const Refusal& r) {
   StatusResult st;
-  if (!opened.ok()) {
-    if (!opened.refused()) return opened.failure();
-    const Refusal& r = opened.refusal();
-    if (r.code != RefusalCode::LedgerTampered && r.code != RefusalCode::RecordTampered &&
-        r.code != RefusalCode::InvalidManifest)
-      return r;
-    // Tampering: say exactly what is wrong and where the intact history stands.
-    auto dir = detail::resolveWorkspacePath(options_, campaignDir, "campaign_dir", false);
-    if (dir.ok()) {
-      st.campaignDir = dir.value().string();
-      Ledger ledger(CampaignPaths(dir.value()).ledger);
-      const auto events = ledger.readAll();
-      const CampaignState folded = detail::foldLedger(events);
-      st.phase = folded.phase;
-      st.lastRound = folded.lastRound;
-      st.ledgerEvents = events.size();
-    }
-    st.ledgerOk = r.code != RefusalCode::LedgerTampered;
-    st.integrity = toText(r);
-    st.problems = r.details;
-    st.expectation = "kopt refuses to continue until the tampering is undone";
-    return st;
+  auto dir = detail::resolveWorkspacePath(options, campaignDir, "campaign_dir", false);
+  if (dir.ok()) {
+    st.campaignDir = dir.value().string();
+    Ledger ledger(CampaignPaths(dir.value()).ledger);
+    const auto events = ledger.readAll();
+    const CampaignState folded = detail::foldLedger(events);
+    st.phase = folded.phase;
+    st.lastRound = folded.lastRound;
+    st.ledgerEvents = events.size();
   }
-  const OpenCampaign& s = *opened.value();
+  st.ledgerOk = r.code != RefusalCode::LedgerTampered;
+  st.integrity = toText(r);
+  st.problems = r.details;
+  st.expectation = "kopt refuses to continue until the tampering is undone";
+  return st;
+}
+
+// Where the campaign stands: phase, rounds, the best, the baseline.
+void fillProgress(StatusResult& st, const OpenCampaign& s) {
   st.campaignDir = s.paths.root.string();
   st.campaignName = s.name;
   st.repo = s.repo.string();
@@ -87,6 +85,10 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
   st.acceptedRounds = s.rounds.acceptedRounds();
   st.rolledBackRounds = s.rounds.rolledBackRounds();
   st.ledgerEvents = s.events.size();
+}
+
+// The frozen files and the rendered records against the ledger, and an interrupted step.
+void fillIntegrity(StatusResult& st, const OpenCampaign& s, const EngineOptions& options) {
   st.ledgerOk = true;
   st.integrity = "ok: ledger chain intact, manifest.yaml matches its recorded hash";
   if (!s.state.frozen.empty()) {
@@ -95,7 +97,7 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
   }
   // Records edited behind kopt's back (not while a live call is writing them).
   if (auto records = detail::checkRenderings(s, false, s.recordsSeq);
-      !records.differing.empty() && detail::tryLockCampaign(options_, s.paths)) {
+      !records.differing.empty() && detail::tryLockCampaign(options, s.paths)) {
     const bool one = records.differing.size() == 1;
     st.integrity = "record_tampered: " + util::join(records.differing, ", ") + (one ? " differs" : " differ") +
                    " from what kopt renders from its ledger (the next state-changing call restores " +
@@ -106,29 +108,52 @@ Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaign
     st.pendingStep = s.state.pending->step + " (round-" + std::to_string(s.state.pending->round) + ")";
     st.recovery = describePending(*s.state.pending);
     // A live call holds the lock: then the step is running, not interrupted.
-    if (!detail::tryLockCampaign(options_, s.paths)) {
+    if (!detail::tryLockCampaign(options, s.paths)) {
       st.recovery = "a " + s.state.pending->step + " is running now (another call holds the campaign)";
     }
   }
-  const std::string next = nextToolFor(s.state.phase);
-  switch (s.state.phase) {
+}
+
+std::vector<NextStep> nextSteps(Phase phase, int consecutiveRollbacks) {
+  std::vector<NextStep> next;
+  switch (phase) {
     case Phase::Analyze:
-      if (loopPolicy().needsStagnationReview(s.state.consecutiveRollbacks)) {
-        st.next.push_back({"termination_check", "stagnation review required (" + std::to_string(s.state.consecutiveRollbacks) +
-                                                    " rollbacks in a row)"});
+      if (loopPolicy().needsStagnationReview(consecutiveRollbacks)) {
+        next.push_back({"termination_check", "stagnation review required (" + std::to_string(consecutiveRollbacks) +
+                                                 " rollbacks in a row)"});
       }
-      st.next.push_back({"begin_round", "declare the next hypothesis"});
-      st.next.push_back({"termination_check", "check T1-T4"});
+      next.push_back({"begin_round", "declare the next hypothesis"});
+      next.push_back({"termination_check", "check T1-T4"});
       break;
     case Phase::Optimize:
-      st.next.push_back({"rebuild_kernel", "after editing the declared files"});
-      st.next.push_back({"run_tests", "correctness first"});
-      st.next.push_back({"run_quick_bench", "an interleaved A/B preview"});
-      st.next.push_back({"validate_round", "the verdict"});
+      next.push_back({"rebuild_kernel", "after editing the declared files"});
+      next.push_back({"run_tests", "correctness first"});
+      next.push_back({"run_quick_bench", "an interleaved A/B preview"});
+      next.push_back({"validate_round", "the verdict"});
       break;
     default:
-      st.next.push_back({next, expectationFor(s.state.phase)});
+      next.push_back({nextToolFor(phase), expectationFor(phase)});
   }
+  return next;
+}
+
+}  // namespace
+
+Outcome<StatusResult> CampaignEngine::campaignStatus(const std::string& campaignDir) {
+  auto opened = openQuery(options_, campaignDir, "campaign_status");
+  if (!opened.ok()) {
+    if (!opened.refused()) return opened.failure();
+    const Refusal& r = opened.refusal();
+    if (r.code != RefusalCode::LedgerTampered && r.code != RefusalCode::RecordTampered &&
+        r.code != RefusalCode::InvalidManifest)
+      return r;
+    return tamperedStatus(options_, campaignDir, r);
+  }
+  const OpenCampaign& s = *opened.value();
+  StatusResult st;
+  fillProgress(st, s);
+  fillIntegrity(st, s, options_);
+  st.next = nextSteps(s.state.phase, s.state.consecutiveRollbacks);
   return st;
 }
 

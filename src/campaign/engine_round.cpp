@@ -68,33 +68,35 @@ Refusal invalid(const OpenCampaign& s, std::string why, std::string field) {
 
 }  // namespace
 
-Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q) {
-  CallContext ctx;
-  auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::BeginRound, ctx);
-  if (!opened.ok()) return errorOf<BeginRoundResult>(opened);
-  OpenCampaign& s = *opened.value();
-  const Manifest& m = s.manifest;
+namespace {
+
+// The loop's rules before a new attempt: a stagnation review after a run of rollbacks, no round
+// after a decision to stop, no more than max_iterations.
+std::optional<Refusal> loopAllowsRound(const OpenCampaign& s) {
   const TerminationChecked* term = s.rounds.terminationSinceLastRound();
   if (loopPolicy().needsStagnationReview(s.state.consecutiveRollbacks) && !(term && term->stagnationReview)) {
-    Refusal r = s.refuse(RefusalCode::StagnationReview,
-                         std::to_string(s.state.consecutiveRollbacks) +
-                             " rounds in a row were rolled back: the loop requires a stagnation review (" +
-                             loopPolicy().reviewRule() + ") before the next attempt",
-                         "termination_check (with `directions`)");
-    return r;
+    return s.refuse(RefusalCode::StagnationReview,
+                    std::to_string(s.state.consecutiveRollbacks) +
+                        " rounds in a row were rolled back: the loop requires a stagnation review (" +
+                        loopPolicy().reviewRule() + ") before the next attempt",
+                    "termination_check (with `directions`)");
   }
   if (term && term->stop) {
     return s.refuse(RefusalCode::MaxIterations, "the last termination_check decided to stop (" + term->decision + ")",
                     "final_acceptance");
   }
-  const int attempts = s.state.lastRound - 1;
-  if (m.maxIterations && attempts >= *m.maxIterations) {
+  const auto& maxIterations = s.manifest.maxIterations;
+  if (maxIterations && s.state.lastRound - 1 >= *maxIterations) {
     return s.refuse(RefusalCode::MaxIterations,
-                    "max_iterations (" + std::to_string(*m.maxIterations) + ") optimization rounds were already run (T3)",
+                    "max_iterations (" + std::to_string(*maxIterations) + ") optimization rounds were already run (T3)",
                     "termination_check, then final_acceptance");
   }
+  return std::nullopt;
+}
 
-  records::Hypothesis h = q.hypothesis;
+// One hypothesis, stated whole: a statement, the one change, an allowed Rule-11 bucket, a
+// positive expected size, at least one file.
+std::optional<Refusal> checkHypothesis(const OpenCampaign& s, records::Hypothesis& h) {
   h.statement = util::trim(h.statement);
   h.change = util::trim(h.change);
   if (h.statement.empty()) return invalid(s, "the hypothesis needs a statement: \"I expect X to improve because Y\"", "statement");
@@ -109,61 +111,96 @@ Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q)
   if (!(h.expected.sizePct > 0) || !std::isfinite(h.expected.sizePct)) {
     return invalid(s, "expected_size_pct must be a positive number (the effect you predict, in percent)", "expected_size_pct");
   }
-  if (h.expected.metric.empty()) h.expected.metric = measureMetric(m).name();
+  if (h.expected.metric.empty()) h.expected.metric = measureMetric(s.manifest).name();
   if (h.files.empty()) return invalid(s, "declare the files the change will touch (at least one)", "files");
-  std::vector<std::string> files;
+  return std::nullopt;
+}
+
+// files[i] inside the repository, not kopt's or git's data, inside the kernel sources, not frozen;
+// its repository-relative path, or the refusal naming the argument.
+std::variant<std::string, Refusal> declaredFile(const OpenCampaign& s, const std::string& file, const std::string& arg,
+                                                const std::vector<std::string>& frozenRel) {
+  auto rel = relativeInside(s.repo, file, arg, PathGuardOptions{false, false, "the repository"});
+  if (auto* refusal = std::get_if<PathRefusal>(&rel)) {
+    Refusal r = s.refuse(RefusalCode::PathOutside, refusal->message, "begin_round (files inside the repository)");
+    r.field = arg;
+    return r;
+  }
+  const std::string f = std::get<std::string>(rel);
+  if (util::startsWith(f, ".kopt/") || f == ".kopt" || util::startsWith(f, ".git/") || f == ".git") {
+    Refusal r = s.refuse(RefusalCode::PathOutside, arg + " = '" + f + "' is kopt's or git's own data, not kernel code",
+                         "begin_round");
+    r.field = arg;
+    return r;
+  }
+  if (!detail::inAnyScope(f, s.manifest.kernelSource)) {
+    return invalid(s, arg + " = '" + f + "' is outside the kernel sources (" + util::join(s.manifest.kernelSource, ", ") +
+                          "); a round may only change the kernel",
+                   arg);
+  }
+  for (const auto& fr : frozenRel) {
+    if (detail::inScope(fr, f) || detail::inScope(f, fr)) {
+      Refusal r = s.refuse(RefusalCode::FrozenChanged,
+                           arg + " = '" + f + "' is frozen at BASELINE (" + fr + "); the harness cannot change", "begin_round");
+      r.field = arg;
+      return r;
+    }
+  }
+  return f;
+}
+
+// The declared files, each checked, without repeats.
+std::variant<std::vector<std::string>, Refusal> declaredFiles(const OpenCampaign& s, const std::vector<std::string>& given) {
   std::vector<std::string> frozenRel;
   for (const auto& e : s.state.frozen.entries()) {
     if (e.kind == FrozenEntry::Kind::File && !e.path.is_absolute()) frozenRel.push_back(e.path.generic_string());
   }
-  for (std::size_t i = 0; i < h.files.size(); ++i) {
-    const std::string arg = "files[" + std::to_string(i) + "]";
-    auto rel = relativeInside(s.repo, h.files[i], arg, PathGuardOptions{false, false, "the repository"});
-    if (auto* refusal = std::get_if<PathRefusal>(&rel)) {
-      Refusal r = s.refuse(RefusalCode::PathOutside, refusal->message, "begin_round (files inside the repository)");
-      r.field = arg;
-      return r;
-    }
-    const std::string f = std::get<std::string>(rel);
-    if (util::startsWith(f, ".kopt/") || f == ".kopt" || util::startsWith(f, ".git/") || f == ".git") {
-      Refusal r = s.refuse(RefusalCode::PathOutside, arg + " = '" + f + "' is kopt's or git's own data, not kernel code",
-                           "begin_round");
-      r.field = arg;
-      return r;
-    }
-    if (!detail::inAnyScope(f, m.kernelSource)) {
-      return invalid(s, arg + " = '" + f + "' is outside the kernel sources (" + util::join(m.kernelSource, ", ") +
-                            "); a round may only change the kernel",
-                     arg);
-    }
-    for (const auto& fr : frozenRel) {
-      if (detail::inScope(fr, f) || detail::inScope(f, fr)) {
-        Refusal r = s.refuse(RefusalCode::FrozenChanged,
-                             arg + " = '" + f + "' is frozen at BASELINE (" + fr + "); the harness cannot change", "begin_round");
-        r.field = arg;
-        return r;
-      }
-    }
-    if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    auto f = declaredFile(s, given[i], "files[" + std::to_string(i) + "]", frozenRel);
+    if (auto* refusal = std::get_if<Refusal>(&f)) return *refusal;
+    const std::string& path = std::get<std::string>(f);
+    if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
   }
-  h.files = files;
+  return files;
+}
 
-  lineage::GitRepo repo(s.repo);
-  std::vector<std::string> already;
+// HEAD must be the last accepted commit (commits are kopt's to make); the files already changed
+// since it are returned, for the agent to see.
+std::variant<std::vector<std::string>, Stop> changedSinceBest(const OpenCampaign& s) {
   try {
+    lineage::GitRepo repo(s.repo);
     const std::string head = repo.headCommit();
     if (head != s.state.bestCommit) {
-      Refusal r = s.refuse(RefusalCode::HeadMoved,
+      return Stop{s.refuse(RefusalCode::HeadMoved,
                            "git HEAD is " + head.substr(0, 12) + ", not the last accepted commit " +
                                s.state.bestCommit.substr(0, 12) + ": commits are kopt's to make",
                            "begin_round, after `git reset --soft " + s.state.bestCommit.substr(0, 12) +
-                               "` (keeps your edits) or checking out the campaign branch");
-      return r;
+                               "` (keeps your edits) or checking out the campaign branch")};
     }
+    std::vector<std::string> already;
     for (const auto& c : repo.changedSince(s.state.bestCommit)) already.push_back(c.path);
+    return already;
   } catch (const std::exception& e) {
-    return toolFailure(std::string("git: ") + e.what());
+    return Stop{toolFailure(std::string("git: ") + e.what())};
   }
+}
+
+}  // namespace
+
+Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q) {
+  CallContext ctx;
+  auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::BeginRound, ctx);
+  if (!opened.ok()) return errorOf<BeginRoundResult>(opened);
+  OpenCampaign& s = *opened.value();
+  if (auto refusal = loopAllowsRound(s)) return *refusal;
+  records::Hypothesis h = q.hypothesis;
+  if (auto refusal = checkHypothesis(s, h)) return *refusal;
+  auto files = declaredFiles(s, h.files);
+  if (auto* refusal = std::get_if<Refusal>(&files)) return *refusal;
+  h.files = std::get<std::vector<std::string>>(files);
+  auto already = changedSinceBest(s);
+  if (auto* stop = std::get_if<Stop>(&already)) return outcomeOf<BeginRoundResult>(*stop);
 
   const int round = s.state.lastRound + 1;
   const RoundPaths rp = s.paths.round(round);
@@ -189,12 +226,27 @@ Outcome<BeginRoundResult> CampaignEngine::beginRound(const BeginRoundRequest& q)
   result.declaredFiles = h.files;
   result.configOnly = h.configOnly;
   result.hypothesisSha256 = sha;
-  result.alreadyChanged = already;
+  result.alreadyChanged = std::get<std::vector<std::string>>(already);
   result.phase = s.state.phase;
   return result;
 }
 
 namespace {
+
+// A backend that needs no build (no build_command): the round's build is recorded as skipped.
+StepResult skippedBuild(OpenCampaign& s, int round, const std::string& fingerprint, StepResult result) {
+  BuildFinished skipped;
+  skipped.ok = true;
+  skipped.skipped = true;
+  skipped.outcome = "skipped";
+  skipped.fingerprint = fingerprint;
+  s.record(skipped, round);
+  result.ok = true;
+  result.skipped = true;
+  result.outcome = "skipped: no build_command (the backend needs no rebuild)";
+  result.phase = s.state.phase;
+  return result;
+}
 
 Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, const CallContext& ctx, bool build) {
   auto opened = detail::openForTool(options, q.campaignDir, build ? CampaignTool::RebuildKernel : CampaignTool::RunTests, ctx);
@@ -210,19 +262,7 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
   result.logPath = (build ? rp.buildLog : rp.testLog).string();
   const std::string fingerprint = detail::treeFingerprint(s.repo, detail::kernelScope(s));
   auto executor = detail::makeExecutorFor(options, s.manifest);
-  if (build && s.manifest.buildCommand.empty()) {
-    BuildFinished skipped;
-    skipped.ok = true;
-    skipped.skipped = true;
-    skipped.outcome = "skipped";
-    skipped.fingerprint = fingerprint;
-    s.record(skipped, round);
-    result.ok = true;
-    result.skipped = true;
-    result.outcome = "skipped: no build_command (the backend needs no rebuild)";
-    result.phase = s.state.phase;
-    return result;
-  }
+  if (build && s.manifest.buildCommand.empty()) return skippedBuild(s, round, fingerprint, std::move(result));
   if (!build) {
     // Tests run against what is in the tree now.
     if (auto err = detail::ensureCandidateBuilt(s, *executor, fingerprint, ctx, 0, 2.0); !err.empty()) {

@@ -106,4 +106,14 @@ Outcome<T> errorOf(const Outcome<U>& other) {
   return other.failure();
 }
 
+// Why a step of a tool call ends the call: the refusal or failure its Outcome will carry. A step
+// returns std::optional<Stop>; the tool's glue turns one into its Outcome with outcomeOf.
+using Stop = std::variant<Refusal, ToolFailure>;
+
+template <class T>
+Outcome<T> outcomeOf(Stop stop) {
+  if (auto* r = std::get_if<Refusal>(&stop)) return std::move(*r);
+  return std::get<ToolFailure>(std::move(stop));
+}
+
 }  // namespace kopt::campaign
