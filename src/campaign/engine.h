@@ -85,6 +85,7 @@ class CampaignEngine {
     std::string frozenHeader;
     std::vector<std::string> labels;
     std::string primaryMetric;
+    std::filesystem::path campaignDir;  // resolved: parse_bench_csv looks for relative paths here first
   };
   std::optional<SchemaInfo> schemaInfo(const std::string& campaignDir);
 

@@ -370,6 +370,7 @@ std::optional<CampaignEngine::SchemaInfo> CampaignEngine::schemaInfo(const std::
   info.frozenHeader = detail::frozenHeader(s);
   info.labels = detail::expectedLabels(s, true);
   info.primaryMetric = measureMetric(s.manifest).name();
+  info.campaignDir = s.paths.root;
   return info;
 }
 

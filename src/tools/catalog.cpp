@@ -166,7 +166,7 @@ void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options) {
   csv.findCampaign = [engine](const std::string& campaignDir) -> std::optional<CampaignSchemaInfo> {
     auto info = engine->schemaInfo(campaignDir);
     if (!info) return std::nullopt;
-    return CampaignSchemaInfo{info->frozenHeader, info->labels, info->primaryMetric};
+    return CampaignSchemaInfo{info->frozenHeader, info->labels, info->primaryMetric, info->campaignDir};
   };
   registrar.addTool(makeParseBenchCsvTool(csv));
   if (options.toolSet == CatalogOptions::ToolSet::All) {
