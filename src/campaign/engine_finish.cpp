@@ -54,7 +54,6 @@ std::optional<long long> secondsSince(const std::string& iso, util::SystemTime n
   return static_cast<long long>(std::chrono::system_clock::to_time_t(now) - then);
 }
 
-
 }  // namespace
 
 Outcome<TerminationResult> CampaignEngine::terminationCheck(const TerminationRequest& q) {

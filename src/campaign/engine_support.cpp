@@ -92,8 +92,12 @@ std::vector<std::string> kernelScope(const OpenCampaign& session) {
   return scope;
 }
 
-BuildFinished buildFinished(const exec::RunResult& r, const std::string& fingerprint) {
-  BuildFinished e;
+namespace {
+
+// A build or a test run as its ledger event: the same fields, how the command ended.
+template <class Event>
+Event commandFinished(const exec::RunResult& r, const std::string& fingerprint) {
+  Event e;
   e.ok = r.ok();
   e.outcome = exec::toString(r.outcome);
   e.exitCode = r.exitCode;
@@ -102,14 +106,14 @@ BuildFinished buildFinished(const exec::RunResult& r, const std::string& fingerp
   return e;
 }
 
+}  // namespace
+
+BuildFinished buildFinished(const exec::RunResult& r, const std::string& fingerprint) {
+  return commandFinished<BuildFinished>(r, fingerprint);
+}
+
 TestsFinished testsFinished(const exec::RunResult& r, const std::string& fingerprint) {
-  TestsFinished e;
-  e.ok = r.ok();
-  e.outcome = exec::toString(r.outcome);
-  e.exitCode = r.exitCode;
-  e.wallMs = r.wallTime.count();
-  e.fingerprint = fingerprint;
-  return e;
+  return commandFinished<TestsFinished>(r, fingerprint);
 }
 
 std::string describe(const exec::RunResult& r) {
