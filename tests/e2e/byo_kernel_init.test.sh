@@ -6,6 +6,7 @@
 # own three files; and the harness keeps each tree's imports its own (a package the tree holds, pre-imported from another checkout the way an
 # editable install does, fails the run; a plain PYTHONPATH to that checkout loses to the tree).
 # Needs git and a python3 with torch (Debian: python3-torch); skipped (77) without them.
+# ctest: RESOURCE_LOCK timed_cpu_campaign (its verdicts read CPU timings; see tests/CMakeLists.txt)
 source "$(dirname "$0")/lib/common.sh"
 : "${KOPT_SOURCE_DIR:?set KOPT_SOURCE_DIR to the source tree}"
 require_commands git

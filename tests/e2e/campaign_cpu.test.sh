@@ -4,6 +4,7 @@
 # accepted round, a regressing round reverted, a correctness-breaking round reverted, a
 # noise-level round re-measured, termination, final acceptance, report; the git history and every
 # record checked afterwards.
+# ctest: RESOURCE_LOCK timed_cpu_campaign (its verdicts read CPU timings; see tests/CMakeLists.txt)
 source "$(dirname "$0")/lib/common.sh"
 : "${KOPT_SOURCE_DIR:?set KOPT_SOURCE_DIR to the source tree}"
 command -v git >/dev/null || { echo "git is required" >&2; exit 77; }

@@ -2,6 +2,7 @@
 # Issue 6, acceptance 1: the CPU end-to-end campaign (`kopt demo`) ends with report.md and the two
 # charts; the charts are well-formed SVG, render to non-blank PNGs with rsvg-convert (the accepted
 # and rolled-back markers visible), and are readable as MCP resources.
+# ctest: RESOURCE_LOCK timed_cpu_campaign (its verdicts read CPU timings; see tests/CMakeLists.txt)
 source "$(dirname "$0")/lib/common.sh"
 if ! command -v rsvg-convert >/dev/null; then
   echo "SKIP: rsvg-convert not installed (Debian: apt-get install librsvg2-bin)" >&2

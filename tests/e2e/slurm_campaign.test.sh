@@ -6,6 +6,7 @@
 # time limit is stopped and its job is gone; a cancelled long bench leaves no job and no process;
 # a request larger than the node is refused at once.
 # Each tool call is `kopt call` (the engine in-process; the campaign lives on disk between calls).
+# ctest: RESOURCE_LOCK timed_cpu_campaign (its verdicts read CPU timings; see tests/CMakeLists.txt)
 set -uo pipefail
 . "$KOPT_SOURCE_DIR/tests/fixtures/exec/slurm_test_lib.sh"
 . "$KOPT_SOURCE_DIR/tests/e2e/lib/cpu_kernel_repo.sh"
