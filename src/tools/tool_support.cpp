@@ -88,10 +88,6 @@ json FlatSchema::build() const {
   return s;
 }
 
-json nullable(const std::string& type) {
-  return json{{"anyOf", json::array({json{{"type", type}}, json{{"type", "null"}}})}};
-}
-
 OutputSchema& OutputSchema::prop(const std::string& name, const json& schema, bool required) {
   properties_[name] = schema;
   if (required) required_.push_back(name);

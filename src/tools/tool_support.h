@@ -12,6 +12,7 @@
 
 #include "campaign/engine.h"
 #include "mcp/tool_api.h"
+#include "tools/field_schema.h"
 
 namespace kopt::tools {
 
@@ -54,10 +55,6 @@ class FlatSchema {
   json properties_ = json::object();
   std::vector<std::string> required_;
 };
-
-// {"anyOf": [{"type": <type>}, {"type": "null"}]}: a nullable value, spelled without a type list
-// (single-type dialects, e.g. the OpenAPI subset some model providers use, reject type lists).
-json nullable(const std::string& type);
 
 // {"type": "string", "enum": [every phase name]}: what a `phase` field of a result holds.
 json phaseSchema();

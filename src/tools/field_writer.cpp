@@ -1,0 +1,60 @@
+#include "tools/field_writer.h"
+
+#include <cmath>
+
+namespace kopt::tools {
+
+using json = nlohmann::json;
+
+namespace {
+
+template <class T>
+json orNull(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+}  // namespace
+
+void ResultWriter::field(const Field& f, std::string& value) {
+  if (f.omitWhenEmpty && value.empty()) return;
+  out_[f.name] = value;
+}
+void ResultWriter::field(const Field& f, std::optional<std::string>& value) { out_[f.name] = orNull(value); }
+void ResultWriter::field(const Field& f, bool& value) { out_[f.name] = value; }
+void ResultWriter::field(const Field& f, std::optional<bool>& value) { out_[f.name] = orNull(value); }
+void ResultWriter::field(const Field& f, long long& value) { out_[f.name] = value; }
+void ResultWriter::field(const Field& f, std::optional<long long>& value) { out_[f.name] = orNull(value); }
+void ResultWriter::field(const Field& f, double& value) { out_[f.name] = value; }
+void ResultWriter::field(const Field& f, std::optional<double>& value) {
+  // NaN and infinity have no JSON spelling: an unmeasurable number is null.
+  out_[f.name] = value && std::isfinite(*value) ? json(*value) : json(nullptr);
+}
+void ResultWriter::field(const Field& f, std::vector<std::string>& value) { out_[f.name] = value; }
+void ResultWriter::field(const Field& f, std::optional<std::vector<std::string>>& value) {
+  out_[f.name] = orNull(value);
+}
+void ResultWriter::field(const Field& f, std::map<std::string, double>& value) {
+  json object = json::object();
+  for (const auto& [k, v] : value) object[k] = v;
+  out_[f.name] = object;
+}
+
+void ResultWriter::field(const Field& f, std::optional<json>& value) { out_[f.name] = orNull(value); }
+
+void ResultWriter::object(const Field& f, const std::function<void(FieldVisitor&)>& describeMembers) {
+  ResultWriter members;
+  describeMembers(members);
+  out_[f.name] = std::move(members.out_);
+}
+
+void ResultWriter::list(const Field& f, ObjectList& items) {
+  json array = json::array();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    ResultWriter item;
+    items.describeItem(item, i);
+    array.push_back(std::move(item.out_));
+  }
+  out_[f.name] = std::move(array);
+}
+
+}  // namespace kopt::tools
