@@ -4,9 +4,7 @@
 
 namespace kopt::tools {
 
-json stepResultJson(const campaign::StepResult& r);
 std::string stepResultText(const campaign::StepResult& r);
-json stepOutputSchema();
 
 // A tool that runs one of the manifest's commands in the open round through `run` (the engine's
 // rebuildKernel or runTests): campaign_dir + async in, a StepResult out, long-running.
