@@ -26,6 +26,7 @@ EPS = 1e-6
 FWD_NUM_WARPS = 8
 BWD_NUM_WARPS = 8
 BWD_PROGRAMS = 264  # programs in backward (each owns ceil(rows / BWD_PROGRAMS) rows); 2 x H200 SMs
+BWD_NUM_STAGES = 3  # software-pipeline depth of the backward's row loop (Triton's default on sm_90)
 # -------------------------------------------------------------------------------------------------
 
 PLANTED = {}  # (rows, N) -> extra fraction of rows; see plant_slowdown()
@@ -122,7 +123,7 @@ def backward(x, w, grad_out):
     _rmsnorm_bwd_kernel[(programs + extra,)](
         x, w, grad_out, dx, dw_part, scratch, rows, N, rows_per_program, programs,
         x.stride(0), grad_out.stride(0), dx.stride(0), EPS,
-        BLOCK_N=_block_n(N), num_warps=BWD_NUM_WARPS)
+        BLOCK_N=_block_n(N), num_warps=BWD_NUM_WARPS, num_stages=BWD_NUM_STAGES)
     dw = dw_part[:programs].sum(dim=0).to(w.dtype)
     return dx, dw
 

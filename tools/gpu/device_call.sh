@@ -11,6 +11,8 @@
 #   reference:MODE       tools/gpu/launch_free_reference.py on both Triton benches; MODE read (the
 #                        shipped flush) or write (--write-flush)
 #   sweep                tools/gpu/hip_knob_sweep.sh run (build-hip-sweep carried)
+#   triton-sweep         tools/gpu/triton_knob_sweep.py on the Triton RMSNorm, then its campaign
+#                        (triton_rmsnorm_accept.json) rewritten with the rounds the look picked
 #   campaign:SCRIPT:SECS one scripted campaign through kopt's MCP tools (tools/gpu/h200_campaigns.sh)
 #   exploits:SECS        the GPU exploit classes (tests/exploits/gpu/run_h200.sh) within SECS
 # A step that fails is logged in steps.txt and the next one runs.
@@ -43,6 +45,13 @@ for step in "$@"; do
       done ;;
     sweep)
       bash tools/gpu/hip_knob_sweep.sh run "$work/sweep"; rc=$? ;;
+    triton-sweep)
+      timeout 240 python3 tools/gpu/triton_knob_sweep.py --out "$work/triton-sweep" \
+        --pick-rounds "$work/triton-sweep/rounds.json" >"$work/triton-sweep.log" 2>&1 &&
+        python3 tools/gpu/campaigns/make_accept_campaigns.py --rmsnorm-rounds "$work/triton-sweep/rounds.json" \
+          >>"$work/triton-sweep.log" 2>&1
+      rc=$?
+      tail -n 30 "$work/triton-sweep.log" ;;
     campaign:*)
       spec=${step#campaign:}
       OUT=$work bash tools/gpu/h200_campaigns.sh "$spec"; rc=$?

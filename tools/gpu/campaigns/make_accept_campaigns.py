@@ -7,11 +7,12 @@ review, final_acceptance, report) with the kernel's own rounds. The rounds are r
 knob (the HIP ones picked from a quick look, tools/gpu/hip_knob_sweep.sh, recorded in
 docs/gpu-validation.md); which ones kopt accepts is what the H200 run shows.
 
-    python3 tools/gpu/campaigns/make_accept_campaigns.py
+    python3 tools/gpu/campaigns/make_accept_campaigns.py [--rmsnorm-rounds ROUNDS.json]
 """
 import copy
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -127,8 +128,22 @@ def rmsnorm_accept_yaml():
 
 
 if __name__ == "__main__":
+    # --rmsnorm-rounds FILE: the Triton RMSNorm's rounds from a quick look on the GPU
+    # (tools/gpu/triton_knob_sweep.py --pick-rounds FILE), instead of the ones above.
+    if len(sys.argv) == 3 and sys.argv[1] == "--rmsnorm-rounds":
+        ROUNDS["rmsnorm"] = [tuple(r) for r in json.load(open(sys.argv[2]))]
+    elif len(sys.argv) != 1:
+        sys.exit("usage: make_accept_campaigns.py [--rmsnorm-rounds ROUNDS.json]")
     with open(os.path.join(HERE, "triton_rmsnorm_accept.yaml"), "w") as f:
         f.write(rmsnorm_accept_yaml())
+    # The gate's A/A and planted-3 % rounds (make_worker_campaigns.py) on the 2.5 % manifest, since
+    # the 2 % one's BASELINE is refused on the H200 (rmsnorm_accept_yaml()).
+    gate = json.load(open(os.path.join(HERE, "triton_rmsnorm_worker.json")))
+    gate["name"] += ", on triton_rmsnorm_accept.yaml"
+    gate["steps"][0]["args"]["manifest_yaml"] = "@file:tools/gpu/campaigns/triton_rmsnorm_accept.yaml"
+    with open(os.path.join(HERE, "triton_rmsnorm_gate_rounds.json"), "w") as f:
+        json.dump(gate, f, indent=1)
+        f.write("\n")
     for kernel in ROUNDS:
         path = os.path.join(HERE, KERNELS[kernel][0])
         with open(path, "w") as f:
