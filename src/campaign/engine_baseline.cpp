@@ -147,7 +147,7 @@ void BaselineRun::beginStep() {
   const int ordinal = detail::measurementOrdinal(s_, 1);
   tag_ = "r1-aa-" + std::to_string(ordinal);
   quickTag_ = "r1-quick-" + std::to_string(ordinal);
-  s_.beginStep(1, "baseline", json{{"tag", tag_}, {"tags", {tag_, quickTag_}}});
+  s_.beginStep(1, "baseline", PendingMeasurement{tag_, {tag_, quickTag_}, ""});
   rp_ = s_.paths.round(1);
   rp_.createLayout();
   executor_ = detail::makeExecutorFor(options_, m_);

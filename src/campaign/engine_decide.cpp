@@ -40,7 +40,8 @@ Refusal discardUnbackedDecision(OpenCampaign& s, const std::string& why) {
   PendingDiscarded discarded;
   discarded.step = p.step;
   discarded.startedAt = p.startedAt;
-  discarded.accept = p.detail.value("accept", json());
+  const PendingDecision* decision = p.decision();
+  discarded.accept = decision && decision->accept ? json(*decision->accept) : json();
   discarded.reason = why;
   s.record(discarded, p.round);
   Refusal r = s.refuse(RefusalCode::RecordTampered,
@@ -91,35 +92,32 @@ std::string committedScopeMismatch(const lineage::GitRepo& repo, const std::stri
 namespace {
 
 // Step 1: the candidate's kernel files copied into the round (a temp dir, then one rename).
-void snapshotCandidate(OpenCampaign& s, json& detail, const lineage::GitRepo& repo, const std::vector<std::string>& scope,
-                       const RoundPaths& rp) {
-  if (detail.value("snapshot_done", false)) return;
+void snapshotCandidate(OpenCampaign& s, PendingDecision& decision, const lineage::GitRepo& repo, const RoundPaths& rp) {
+  if (decision.snapshotDone) return;
   const fs::path tmp = rp.dir / "kernel_snapshot.partial";
   std::error_code ec;
   fs::remove_all(tmp, ec);
-  repo.snapshotFiles(scope, tmp);
+  repo.snapshotFiles(decision.scope, tmp);
   fs::remove_all(rp.kernelSnapshot, ec);
   fs::create_directories(tmp, ec);
   fs::rename(tmp, rp.kernelSnapshot);
   s.checkpoint("decide:after-snapshot");
-  detail["snapshot_done"] = true;
-  s.state.pending->detail = detail;
+  decision.snapshotDone = true;
+  s.state.pending->detail = decision;
   s.saveState();
 }
 
 // An accept's commit of the declared files on the round's head; or, after a crash between the
 // commit and the ledger, the commit kopt already made (only when it holds the validated tree).
-std::variant<std::string, Refusal> commitAccepted(OpenCampaign& s, lineage::GitRepo& repo, const json& detail,
+std::variant<std::string, Refusal> commitAccepted(OpenCampaign& s, lineage::GitRepo& repo, const PendingDecision& decision,
                                                   int round, const std::vector<std::string>& changed) {
-  const std::string lineageHead = detail.value("lineage_head", "");
-  const auto scope = detail.value("scope", std::vector<std::string>{});
-  const auto declared = detail.value("declared", std::vector<std::string>{});
-  const std::string message = detail.value("message", "");
+  const std::string& lineageHead = decision.lineageHead;
+  const std::string message = decision.message.value_or("");
   const std::string head = repo.headCommit();
   if (head == lineageHead) {
     std::vector<std::string> paths;
     for (const auto& p : changed) {
-      if (inAnyScope(p, declared)) paths.push_back(p);
+      if (inAnyScope(p, decision.declared)) paths.push_back(p);
     }
     if (!paths.empty()) return repo.commitPaths(paths, message);
     // A config-only round with no file change: an empty commit still marks the round.
@@ -140,7 +138,7 @@ std::variant<std::string, Refusal> commitAccepted(OpenCampaign& s, lineage::GitR
   // A subject is text anyone can write: adopt the commit only when what it holds under the kernel
   // scope is byte for byte the tree that was validated (the working tree, whose fingerprint
   // unbackedDecisionReason() has just checked against the ledger).
-  if (const std::string why = committedScopeMismatch(repo, head, scope); !why.empty()) {
+  if (const std::string why = committedScopeMismatch(repo, head, decision.scope); !why.empty()) {
     return s.refuse(RefusalCode::HeadMoved,
                     "git HEAD " + head.substr(0, 12) + " carries kopt's message for round-" + std::to_string(round) +
                         " but not the validated tree (" + why + "); kopt did not make this commit",
@@ -150,27 +148,24 @@ std::variant<std::string, Refusal> commitAccepted(OpenCampaign& s, lineage::GitR
 }
 
 // Step 2: git. Commit the declared files, or restore the last accepted tree.
-std::optional<Refusal> applyToGit(OpenCampaign& s, json& detail, lineage::GitRepo& repo, int round) {
-  if (detail.value("git_done", false)) return std::nullopt;
-  const bool accept = detail.value("accept", false);
-  const std::string lineageHead = detail.value("lineage_head", "");
-  const auto scope = detail.value("scope", std::vector<std::string>{});
-  std::vector<std::string> restored;
-  for (const auto& c : repo.changedSince(lineageHead)) {
-    if (inAnyScope(c.path, scope)) restored.push_back(c.path);
+std::optional<Refusal> applyToGit(OpenCampaign& s, PendingDecision& decision, lineage::GitRepo& repo, int round) {
+  if (decision.git) return std::nullopt;
+  const bool accept = decision.accept.value_or(false);
+  GitApplied applied;
+  for (const auto& c : repo.changedSince(decision.lineageHead)) {
+    if (inAnyScope(c.path, decision.scope)) applied.restored.push_back(c.path);
   }
   if (accept) {
-    auto commit = commitAccepted(s, repo, detail, round, restored);
+    auto commit = commitAccepted(s, repo, decision, round, applied.restored);
     if (auto* refusal = std::get_if<Refusal>(&commit)) return *refusal;
-    detail["commit"] = std::get<std::string>(commit);
+    applied.commit = std::get<std::string>(commit);
   } else {
-    repo.restorePaths(lineageHead, scope);
-    detail["commit"] = lineageHead;
+    repo.restorePaths(decision.lineageHead, decision.scope);
+    applied.commit = decision.lineageHead;
   }
   s.checkpoint(accept ? "decide:after-commit" : "decide:after-restore");
-  detail["restored"] = restored;
-  detail["git_done"] = true;
-  s.state.pending->detail = detail;
+  decision.git = applied;
+  s.state.pending->detail = decision;
   s.saveState();
   return std::nullopt;
 }
@@ -191,7 +186,7 @@ void nextAfterDecision(AcceptOrRevertResult& result, int consecutiveRollbacks) {
 }  // namespace
 
 Outcome<AcceptOrRevertResult> completeDecision(OpenCampaign& s) {
-  if (!s.state.pending || s.state.pending->step != "decide") return toolFailure("no decision is pending");
+  if (!s.state.pending || !s.state.pending->decision()) return toolFailure("no decision is pending");
   {
     DecisionContext backing;
     backing.rounds = &s.rounds;
@@ -202,21 +197,22 @@ Outcome<AcceptOrRevertResult> completeDecision(OpenCampaign& s) {
       return discardUnbackedDecision(s, why);
     }
   }
-  json detail = s.state.pending->detail;
+  // Backed: the marker has its decision and its record (unbackedDecisionReason checked both).
+  PendingDecision decision = *s.state.pending->decision();
   const int round = s.state.pending->round;
-  const bool accept = detail.value("accept", false);
-  records::RoundRecord record = roundRecordFromJson(detail["record"]);
+  const bool accept = decision.accept.value_or(false);
+  records::RoundRecord record = roundRecordFromJson(decision.record.value_or(json::object()));
   const RoundPaths rp = s.paths.round(round);
   lineage::GitRepo repo(s.repo);
   try {
-    snapshotCandidate(s, detail, repo, detail.value("scope", std::vector<std::string>{}), rp);
-    if (auto refusal = applyToGit(s, detail, repo, round)) return *refusal;
+    snapshotCandidate(s, decision, repo, rp);
+    if (auto refusal = applyToGit(s, decision, repo, round)) return *refusal;
   } catch (const std::exception& e) {
     return toolFailure(std::string("applying the decision failed: ") + e.what(), "",
                        "fix the repository state; the next call finishes the decision");
   }
-  record.commit = detail.value("commit", "");
-  const auto restored = detail.value("restored", std::vector<std::string>{});
+  record.commit = decision.git->commit;
+  const std::vector<std::string> restored = decision.git->restored;
   RoundDecided decided;
   decided.status = record.status;
   decided.commit = record.commit;
@@ -373,13 +369,14 @@ Outcome<AcceptOrRevertResult> CampaignEngine::acceptOrRevert(const AcceptOrRever
   }
   const records::Hypothesis h = progress->begun->hypothesis.value_or(records::Hypothesis{});
   const records::RoundRecord record = decidedRecord(*validated, h, q, accept, open.lineageHead);
-  json detailJson{{"accept", accept},
-                  {"lineage_head", open.lineageHead},
-                  {"scope", scope},
-                  {"declared", open.declaredFiles},
-                  {"record", detail::roundRecordToJson(record)}};
-  if (accept) detailJson["message"] = acceptedCommitMessage(s, round, record, h);
-  s.beginStep(round, "decide", detailJson);
+  PendingDecision decision;
+  decision.accept = accept;
+  decision.lineageHead = open.lineageHead;
+  decision.scope = scope;
+  decision.declared = open.declaredFiles;
+  decision.record = detail::roundRecordToJson(record);
+  if (accept) decision.message = acceptedCommitMessage(s, round, record, h);
+  s.beginStep(round, "decide", decision);
   s.checkpoint("decide:after-pending");
   return detail::completeDecision(s);
 }

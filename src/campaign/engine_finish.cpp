@@ -192,7 +192,7 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
   const fs::path dir = s.paths.finalDir;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  s.beginStep(s.state.lastRound, "final", json{{"tag", "final"}, {"artifacts", dir.string()}});
+  s.beginStep(s.state.lastRound, "final", PendingMeasurement{"final", {}, dir.string()});
   auto executor = detail::makeExecutorFor(options_, m);
   const int pairs = q.pairs > 0 ? q.pairs : std::max(5, m.gate.pairs);
   const double total = 2.0 + 2.0 * pairs;

@@ -58,18 +58,15 @@ std::string recoverPending(OpenCampaign& s, const CallContext&) {
   const PendingStep p = *s.state.pending;
   const std::string at = " (interrupted at " + p.startedAt + ")";
   std::string note;
-  if (p.step == "decide") {
+  if (p.decision()) {
     auto done = completeDecision(s);
     if (done.refused() && done.refusal().code == RefusalCode::RecordTampered) s.recoveryRefusal = done.refusal();
     note = done.ok() ? "completed the interrupted accept_or_revert of round-" + std::to_string(p.round) + at
                      : "could not complete the interrupted accept_or_revert of round-" + std::to_string(p.round) +
                            ": " + done.errorText();
-  } else if (p.step == "baseline" || p.step == "bench" || p.step == "validate" || p.step == "final") {
-    const std::string dir = p.detail.value("artifacts", "");
-    std::vector<std::string> tags = p.detail.value("tags", std::vector<std::string>{});
-    if (tags.empty()) tags.push_back(p.detail.value("tag", ""));
-    for (const auto& tag : tags) {
-      if (!dir.empty()) discardMeasurement(fs::path(dir), tag);
+  } else if (const auto* measurement = std::get_if<PendingMeasurement>(&p.detail)) {
+    for (const auto& tag : measurement->tagsToDiscard()) {
+      if (!measurement->artifacts.empty()) discardMeasurement(fs::path(measurement->artifacts), tag);
       else discardMeasurement(s, p.round, tag);
     }
     s.clearStep();

@@ -338,7 +338,7 @@ Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const 
   }
   int k = detail::measurementOrdinal(s, round);
   const std::string tag = "r" + std::to_string(round) + "-" + (q.full ? "full" : "quick") + "-" + std::to_string(k);
-  s.beginStep(round, "bench", json{{"tag", tag}});
+  s.beginStep(round, "bench", PendingMeasurement{tag, {}, ""});
   MeasurementPlan plan = detail::planFor(s, q.full, s.paths.bestWorktree, rp.artifacts / "runs", tag);
   MeasurementRunner runner(*executor, options_.seedSource);
   auto runs = runner.run(plan, 0, pairs, ctx, 2, total);

@@ -144,12 +144,12 @@ std::uint64_t OpenCampaign::record(LedgerPayload payload, std::optional<int> rou
   return seq;
 }
 
-void OpenCampaign::beginStep(int round, const std::string& step, json detail) {
+void OpenCampaign::beginStep(int round, const std::string& step, PendingDetail detail) {
   PendingStep p;
   p.round = round;
   p.step = step;
   p.startedAt = nowIso();
-  detail["after_seq"] = events.empty() ? 0 : events.back().seq;
+  p.afterSeq = events.empty() ? 0 : events.back().seq;
   p.detail = std::move(detail);
   state.pending = p;
   saveState();
@@ -377,7 +377,7 @@ Outcome<std::unique_ptr<OpenCampaign>> openCampaign(const EngineOptions& options
     if (auto* saved = std::get_if<CampaignState>(&loaded)) {
       savedSeq = saved->ledgerSeq;
       if (saved->pending) {
-        const auto after = saved->pending->detail.value("after_seq", std::uint64_t{0});
+        const std::uint64_t after = saved->pending->afterSeq;
         bool completed = false;
         for (const auto& e : s->events) {
           if (e.seq > after && completesStep(saved->pending->step, e.type())) completed = true;

@@ -55,7 +55,8 @@ struct OpenCampaign {
   // An empty "at" is stamped with now().
   std::uint64_t record(LedgerPayload payload, std::optional<int> round);
   // Marks a step as started (state.json, atomically) so a restart knows what was interrupted.
-  void beginStep(int round, const std::string& step, json detail = json::object());
+  // `detail` is the kind the step's name implies (pendingDetailKindFor).
+  void beginStep(int round, const std::string& step, PendingDetail detail = PendingCommand{});
   void clearStep();
   void saveState();
 

@@ -241,8 +241,8 @@ struct PendingDiscarded {
   static constexpr const char* kType = "pending_discarded";
   std::string step;
   std::string startedAt;
-  // The forged marker's "accept", echoed as it was (any JSON value; null when it had none): it
-  // came from state.json, which anyone can write.
+  // The forged marker's "accept": true, false, or null when it said neither (it came from
+  // state.json, which anyone can write). Any JSON value reads back: earlier kopt echoed it as it was.
   nlohmann::json accept;
   std::string reason;
   std::string at;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/pending_step.h"
 #include "campaign/round_log.h"
 #include "campaign/state_store.h"
 
@@ -22,7 +23,7 @@ struct DecisionContext {
   std::function<std::string()> treeFingerprint;      // of the kernel files now (only asked for an accept)
 };
 
-// "" when `pending` (a "decide" step) is backed by the ledger; otherwise why it is not, in one
+// "" when `pending` (a "decide" step, its PendingDecision) is backed by the ledger; otherwise why it is not, in one
 // sentence that names what is missing or different.
 std::string unbackedDecisionReason(const PendingStep& pending, const DecisionContext& context);
 

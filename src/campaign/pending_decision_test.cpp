@@ -52,9 +52,17 @@ struct Fixture {
     record["attribution"] = "the agent's prose";
     pending.round = 2;
     pending.step = "decide";
-    pending.detail = {{"accept", true},        {"lineage_head", "abc"},  {"declared", {"gemm_config.h"}},
-                      {"scope", {"gemm.cpp", "gemm_config.h"}}, {"record", record}, {"after_seq", 8}};
+    PendingDecision d;
+    d.accept = true;
+    d.lineageHead = "abc";
+    d.declared = {"gemm_config.h"};
+    d.scope = {"gemm.cpp", "gemm_config.h"};
+    d.record = record;
+    pending.detail = d;
+    pending.afterSeq = 8;
   }
+  PendingDecision& decision() { return *pending.decision(); }
+  json& record() { return *decision().record; }
   // The ledger as the engine sees it: decoded, folded round by round.
   std::deque<TypedEvent> typed;
   RoundLog rounds;
@@ -75,7 +83,7 @@ TEST_CASE("pending decision: kopt's own decision on an ACCEPT verdict is backed"
   // After the commit, the tree no longer needs to match (it is the commit).
   f.fingerprintNow = "fp-other";
   CHECK(f.reason().find("differ from the ones validate_round measured") != std::string::npos);
-  f.pending.detail["git_done"] = true;
+  f.decision().git = GitApplied{"def", {"gemm_config.h"}};
   CHECK(f.reason() == "");
 }
 
@@ -95,8 +103,8 @@ TEST_CASE("pending decision: without a verdict, or on a stale one, it is not bac
 TEST_CASE("pending decision: an accept on a ROLLBACK verdict is not backed; the rollback is") {
   Fixture f("ROLLBACK");
   CHECK(f.reason().find("whose verdict in the ledger is ROLLBACK") != std::string::npos);
-  f.pending.detail["accept"] = false;
-  f.pending.detail["record"]["status"] = "ROLLED BACK";
+  f.decision().accept = false;
+  f.record()["status"] = "ROLLED BACK";
   CHECK(f.reason() == "");
   Fixture audit("AUDIT");
   CHECK(audit.reason() == "");  // a person confirmed it in accept_or_revert's arguments
@@ -107,21 +115,34 @@ TEST_CASE("pending decision: another round, head, file set, numbers or status is
   round.pending.round = 3;
   CHECK(round.reason().find("open round is round-2") != std::string::npos);
   Fixture head;
-  head.pending.detail["lineage_head"] = "def";
+  head.decision().lineageHead = "def";
   CHECK(head.reason().find("head commit") != std::string::npos);
   Fixture files;
-  files.pending.detail["declared"] = {"gemm.cpp", "gemm_config.h"};
+  files.decision().declared = {"gemm.cpp", "gemm_config.h"};
   CHECK(files.reason().find("not the ones round-2 declared") != std::string::npos);
   Fixture numbers;
-  numbers.pending.detail["record"]["aggregate"]["value"] = 999.0;
+  numbers.record()["aggregate"]["value"] = 999.0;
   CHECK(numbers.reason().find("'aggregate' differs") != std::string::npos);
   Fixture status;
-  status.pending.detail["record"]["status"] = "ROLLED BACK";
+  status.record()["status"] = "ROLLED BACK";
   CHECK(status.reason().find("contradicts") != std::string::npos);
   Fixture closed;
   closed.context.openRound.reset();
   CHECK(closed.reason() == "no round is open in the ledger");
   Fixture garbage;
-  garbage.pending.detail["record"]["number"] = "two";
+  garbage.record()["number"] = "two";
   CHECK_FALSE(garbage.reason().empty());
+}
+
+TEST_CASE("pending decision: a marker that does not say what it decides, or has no record, is not backed") {
+  Fixture silent;
+  silent.decision().accept.reset();
+  CHECK(silent.reason() == "it does not say whether it accepts");
+  Fixture bare;
+  bare.decision().record.reset();
+  CHECK(bare.reason() == "its record is missing");
+  Fixture other;
+  other.pending.step = "bench";
+  other.pending.detail = PendingMeasurement{"r2-quick-1", {}, ""};
+  CHECK(other.reason() == "it is not a decision");
 }

@@ -36,7 +36,7 @@ json toJson(const CampaignState& s) {
     j["pending"] = {{"round", s.pending->round},
                     {"step", s.pending->step},
                     {"started_at", s.pending->startedAt},
-                    {"detail", s.pending->detail}};
+                    {"detail", pendingDetailToJson(*s.pending)}};
   } else {
     j["pending"] = nullptr;
   }
@@ -145,7 +145,10 @@ std::variant<CampaignState, std::string> campaignStateFromJson(const json& j) {
       pr.read("round", p.round, "a whole number");
       pr.read("step", p.step, "a string");
       pr.read("started_at", p.startedAt, "a string", false);
-      if (const json* d = pr.get("detail", false)) p.detail = *d;
+      if (pr.error.empty()) {
+        const json* d = pr.get("detail", false);
+        if (auto e = decodePendingDetail(d ? *d : json::object(), p)) pr.error = *e;
+      }
       if (!pr.error.empty() && r.error.empty()) r.error = pr.error;
       s.pending = p;
     }

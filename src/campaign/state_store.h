@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "campaign/frozen_files.h"
+#include "campaign/pending_step.h"
 #include "campaign/phase.h"
 
 namespace kopt::campaign {
@@ -26,19 +27,6 @@ struct OpenRound {
   }
 };
 
-// A step that was started and not known to be finished: on restart the engine resumes (or re-runs
-// from scratch, for a bench) exactly this step. `step` names are the engine's ("build", "tests",
-// "bench", "commit", ...).
-struct PendingStep {
-  int round = 0;
-  std::string step;
-  std::string startedAt;  // ISO-8601 UTC
-  nlohmann::json detail = nlohmann::json::object();
-  bool operator==(const PendingStep& o) const {
-    return round == o.round && step == o.step && startedAt == o.startedAt && detail == o.detail;
-  }
-};
-
 struct CampaignState {
   int version = 1;
   Phase phase = Phase::DefineTarget;
@@ -49,7 +37,7 @@ struct CampaignState {
   std::string bestCommit;
   std::string baselineCommit;
   int consecutiveRollbacks = 0;
-  std::optional<PendingStep> pending;
+  std::optional<PendingStep> pending;  // the step in flight; on restart it is resumed or re-run
   FrozenSet frozen;
   unsigned long long ledgerSeq = 0;  // last ledger event reflected in this state
   bool operator==(const CampaignState& o) const;

@@ -34,7 +34,7 @@ TEST_CASE("state round-trips through state.json") {
   s.bestCommit = "def456";
   s.baselineCommit = "0aa";
   s.consecutiveRollbacks = 1;
-  s.pending = PendingStep{4, "bench", "2026-04-12T09:30:05.123Z", {{"pairs_done", 3}}};
+  s.pending = PendingStep{4, "bench", "2026-04-12T09:30:05.123Z", PendingMeasurement{"r4-quick-1", {}, ""}, 16};
   s.frozen.addText("schema header", "label,Check");
   s.ledgerSeq = 17;
   store.save(s);

@@ -106,7 +106,7 @@ std::optional<Stop> measureStage(const ValidationContext& c, MeasurementRunner& 
   run.pairs.clear();
   // Always fresh pairs: the agent has seen every run_quick_bench measurement (and may have
   // re-rolled it until its preview looked good), so none of them may become the verdict.
-  c.session.beginStep(c.round, "validate", json{{"tag", run.tags.back()}});
+  c.session.beginStep(c.round, "validate", PendingMeasurement{run.tags.back(), {}, ""});
   // Every look adds the same number of fresh pairs (blocks): the per-look levels of the gate
   // assume equally spaced information.
   const int perLook = plan.workers ? blocksPerLookOf(c.session, c.policy) : c.policy.defaultPairs;
