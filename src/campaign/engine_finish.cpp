@@ -10,6 +10,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "campaign/bench_preview.h"
 #include "campaign/campaign_peak.h"
 #include "campaign/termination_conditions.h"
 #include "campaign/engine.h"
@@ -157,11 +158,7 @@ std::variant<FinalMeasurement, ToolFailure> measureFinal(OpenCampaign& s, exec::
   }
   detail::writeMeasurementIndex(dir / ("measurement-" + tag + ".json"), tag, "", true, out.runs);
   out.assembled = assemble(out.runs, detail::frozenHeader(s), detail::expectedLabels(s, true));
-  measure::GateInput input;
-  input.bestPassLabels = out.assembled.bestPassLabels;
-  input.candidateChecks = out.assembled.candidateChecks;
-  input.runs = out.assembled.runs;
-  input.calibration = detail::calibrationOf(s);
+  const measure::GateInput input = singleLookGateInput(out.assembled, detail::calibrationOf(s));
   out.gate = measure::evaluateGate(input, gatePolicyFor(s.manifest));
   return out;
 }

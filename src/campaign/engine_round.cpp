@@ -5,6 +5,7 @@
 #include <cmath>
 #include <system_error>
 
+#include "campaign/bench_preview.h"
 #include "campaign/engine.h"
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_steps.h"
@@ -314,6 +315,65 @@ Outcome<StepResult> CampaignEngine::runTests(const StepRequest& q, const CallCon
   return runStep(options_, q, ctx, false);
 }
 
+namespace {
+
+// Both arms ready to measure: the candidate built in the tree, the current best in its worktree.
+std::optional<ToolFailure> buildBothArms(OpenCampaign& s, exec::Executor& executor, const std::string& fingerprint,
+                                         const RoundPaths& rp, const CallContext& ctx, double progressTotal) {
+  if (auto err = detail::ensureCandidateBuilt(s, executor, fingerprint, ctx, 0, progressTotal); !err.empty()) {
+    return toolFailure("the candidate does not build, so there is nothing to measure: " + err, "",
+                       "fix the build (see artifacts/build.log) and call rebuild_kernel");
+  }
+  if (auto err = detail::ensureWorktreeBuilt(s, executor, s.paths.bestWorktree, s.state.bestCommit,
+                                             rp.artifacts / "best_build.log", ctx);
+      !err.empty()) {
+    return toolFailure(err, "", "the current best no longer builds in its worktree; check the environment");
+  }
+  return std::nullopt;
+}
+
+// The bench's interleaved pairs under `tag`, or why there are none: a cancelled call or a lost
+// node leaves partial files, which are discarded, and nothing is recorded.
+std::variant<std::vector<PairRun>, ToolFailure> measureBench(OpenCampaign& s, exec::Executor& executor,
+                                                             const EngineOptions& options, const BenchRequest& q,
+                                                             const std::string& tag, int pairs, const CallContext& ctx) {
+  const int round = s.state.openRound->number;
+  const RoundPaths rp = s.paths.round(round);
+  s.beginStep(round, "bench", PendingMeasurement{tag, {}, ""});
+  MeasurementPlan plan = detail::planFor(s, q.full, s.paths.bestWorktree, rp.artifacts / "runs", tag);
+  MeasurementRunner runner(executor, options.seedSource);
+  auto runs = runner.run(plan, 0, pairs, ctx, 2, 2.0 + 2.0 * pairs);
+  s.checkpoint("bench:after-pairs");
+  if (ctx.cancel.cancelled() || !runner.lostRun().empty()) {
+    detail::discardMeasurement(s, round, tag);
+    s.clearStep();
+    if (ctx.cancel.cancelled()) return toolFailure("run_quick_bench was cancelled; its partial runs were discarded");
+    return detail::lostRunFailure("run_quick_bench", runner.lostRun());
+  }
+  return runs;
+}
+
+BenchResult benchResult(const OpenCampaign& s, const BenchRequest& q, const BenchPreview& preview,
+                        const std::vector<PairRun>& runs, const RoundPaths& rp) {
+  BenchResult result;
+  result.round = s.state.openRound->number;
+  result.kind = q.full ? "full" : "quick";
+  result.pairs = preview.assembled.usablePairs;
+  result.shapes = detail::shapeRows(preview.assembled, runs, &preview.gate);
+  result.aggregate = detail::aggregateRow(s, result.shapes, &preview.gate);
+  result.preview = measure::toString(preview.gate.decision);
+  result.reasons = detail::gateReasons(preview.gate);
+  for (const auto& p : preview.assembled.problems) {
+    result.reasons.insert(result.reasons.begin(), GateReason{"run_problem", "", p});
+  }
+  result.benchmarkCsv = rp.benchmarkCsv.string();
+  result.runsDir = (rp.artifacts / "runs").string();
+  result.phase = s.state.phase;
+  return result;
+}
+
+}  // namespace
+
 Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const CallContext& ctx) {
   auto opened = detail::openForTool(options_, q.campaignDir, CampaignTool::RunQuickBench, ctx);
   if (!opened.ok()) return errorOf<BenchResult>(opened);
@@ -323,66 +383,21 @@ Outcome<BenchResult> CampaignEngine::runQuickBench(const BenchRequest& q, const 
   const RoundPaths rp = s.paths.round(round);
   rp.createLayout();
   const int pairs = q.pairs > 0 ? std::min(q.pairs, std::max(m.gate.maxPairs, 1)) : m.gate.pairs;
-  const double total = 2.0 + 2.0 * pairs;
   if (auto failure = detail::pythonShadowFailure(s, "run_quick_bench")) return *failure;
   auto executor = detail::makeExecutorFor(options_, m);
   const std::string fingerprint = detail::treeFingerprint(s.repo, detail::kernelScope(s));
-  if (auto err = detail::ensureCandidateBuilt(s, *executor, fingerprint, ctx, 0, total); !err.empty()) {
-    return toolFailure("the candidate does not build, so there is nothing to measure: " + err, "",
-                       "fix the build (see artifacts/build.log) and call rebuild_kernel");
-  }
-  if (auto err = detail::ensureWorktreeBuilt(s, *executor, s.paths.bestWorktree, s.state.bestCommit,
-                                             rp.artifacts / "best_build.log", ctx);
-      !err.empty()) {
-    return toolFailure(err, "", "the current best no longer builds in its worktree; check the environment");
-  }
-  int k = detail::measurementOrdinal(s, round);
+  if (auto failure = buildBothArms(s, *executor, fingerprint, rp, ctx, 2.0 + 2.0 * pairs)) return *failure;
+  const int k = detail::measurementOrdinal(s, round);
   const std::string tag = "r" + std::to_string(round) + "-" + (q.full ? "full" : "quick") + "-" + std::to_string(k);
-  s.beginStep(round, "bench", PendingMeasurement{tag, {}, ""});
-  MeasurementPlan plan = detail::planFor(s, q.full, s.paths.bestWorktree, rp.artifacts / "runs", tag);
-  MeasurementRunner runner(*executor, options_.seedSource);
-  auto runs = runner.run(plan, 0, pairs, ctx, 2, total);
-  s.checkpoint("bench:after-pairs");
-  if (ctx.cancel.cancelled()) {
-    detail::discardMeasurement(s, round, tag);
-    s.clearStep();
-    return toolFailure("run_quick_bench was cancelled; its partial runs were discarded");
-  }
-  if (!runner.lostRun().empty()) {
-    detail::discardMeasurement(s, round, tag);
-    s.clearStep();
-    return detail::lostRunFailure("run_quick_bench", runner.lostRun());
-  }
+  auto measured = measureBench(s, *executor, options_, q, tag, pairs, ctx);
+  if (auto* failure = std::get_if<ToolFailure>(&measured)) return *failure;
+  const auto& runs = std::get<std::vector<PairRun>>(measured);
   detail::writeMeasurementIndex(rp.artifacts / ("measurement-" + tag + ".json"), tag, fingerprint, q.full, runs);
   detail::publishBenchmarkCsv(runs, rp);
-  AssembledRuns assembled = assemble(runs, detail::frozenHeader(s), detail::expectedLabels(s, q.full));
-  measure::GateInput input;
-  input.bestPassLabels = assembled.bestPassLabels;
-  input.candidateChecks = assembled.candidateChecks;
-  input.runs = assembled.runs;
-  input.calibration = detail::calibrationOf(s);
-  const measure::GateResult gate = measure::evaluateGate(input, gatePolicyFor(m));
-  BenchFinished bench;
-  bench.full = q.full;
-  bench.pairs = assembled.usablePairs;
-  bench.fingerprint = fingerprint;
-  bench.measurement = tag;
-  bench.preview = measure::toString(gate.decision);
-  bench.problems = assembled.problems;
-  s.record(bench, round);
-  BenchResult result;
-  result.round = round;
-  result.kind = q.full ? "full" : "quick";
-  result.pairs = assembled.usablePairs;
-  result.shapes = detail::shapeRows(assembled, runs, &gate);
-  result.aggregate = detail::aggregateRow(s, result.shapes, &gate);
-  result.preview = measure::toString(gate.decision);
-  result.reasons = detail::gateReasons(gate);
-  for (const auto& p : assembled.problems) result.reasons.insert(result.reasons.begin(), GateReason{"run_problem", "", p});
-  result.benchmarkCsv = rp.benchmarkCsv.string();
-  result.runsDir = (rp.artifacts / "runs").string();
-  result.phase = s.state.phase;
-  return result;
+  const BenchPreview preview = previewBench(runs, detail::frozenHeader(s), detail::expectedLabels(s, q.full),
+                                            detail::calibrationOf(s), gatePolicyFor(m));
+  s.record(benchFinished(preview, tag, fingerprint, q.full), round);
+  return benchResult(s, q, preview, runs, rp);
 }
 
 }  // namespace kopt::campaign
