@@ -1,6 +1,7 @@
 #include "tools/accept_or_revert_tool.h"
 
-#include "tools/typed_tool.h"
+#include "tools/elicitation_questions.h"
+#include "tools/typed_tool_spec.h"
 #include "util/text.h"
 
 namespace kopt::tools {
@@ -14,33 +15,6 @@ std::string summaryText(const campaign::AcceptOrRevertResult& r) {
   text += " Records: " + r.summaryPath + ".";
   if (r.stagnationReviewRequired) text += " Two rollbacks in a row: termination_check with three new directions in >= 2 categories comes next.";
   return text;
-}
-
-// An AUDIT verdict: asks the person directly; true when q now carries their answer.
-bool askForAudit(const campaign::Refusal& refusal, mcp::RequestContext& request, campaign::AcceptOrRevertRequest& q) {
-  std::string flags;
-  for (const auto& d : refusal.details) flags += "\n- " + d;
-  json params{{"message", "kopt: the round's numbers are beyond what the hardware or one honest change can do:" + flags +
-                              "\n\nDid you audit them and confirm they are real?"},
-              {"requestedSchema",
-               {{"type", "object"},
-                {"properties",
-                 {{"confirm", {{"type", "boolean"}, {"title", "The numbers are real"}}},
-                  {"name", {{"type", "string"}, {"title", "Your name"}}},
-                  {"note", {{"type", "string"}, {"title", "What the audit found"}}}}},
-                {"required", {"confirm"}}}}};
-  std::string error;
-  auto answer = request.requestClient("elicitation/create", params, std::chrono::minutes(30), &error);
-  if (!answer) return false;
-  const json content = answer->value("content", json::object());
-  if (answer->value("action", "") == "accept" && content.value("confirm", false)) {
-    const std::string name = util::trim(content.value("name", ""));
-    q.auditConfirmedBy = "elicitation:" + (name.empty() ? request.client().name : name);
-    q.auditNote = content.value("note", "");
-  } else {
-    q.auditRejected = true;
-  }
-  return true;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "tools/begin_round_tool.h"
 
-#include "tools/typed_tool.h"
+#include "tools/typed_tool_spec.h"
 #include "util/text.h"
 
 namespace kopt::tools {

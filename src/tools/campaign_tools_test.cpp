@@ -65,7 +65,7 @@ struct Catalog {
   }
 };
 
-// The tools whose schemas come from their described types (tools/typed_tool.h).
+// The tools whose schemas come from their described types (tools/typed_tool_spec.h).
 std::set<std::string> campaignToolNames() {
   return {"define_target", "confirm_target", "prepare_environment", "read_tips", "run_baseline", "begin_round",
           "rebuild_kernel", "run_tests", "run_quick_bench", "validate_round", "accept_or_revert", "termination_check",

@@ -1,7 +1,7 @@
 #include "tools/confirm_target_tool.h"
 
-#include "tools/typed_tool.h"
-#include "util/text.h"
+#include "tools/elicitation_questions.h"
+#include "tools/typed_tool_spec.h"
 
 namespace kopt::tools {
 
@@ -10,37 +10,6 @@ namespace {
 std::string summaryText(const campaign::ConfirmTargetResult& r) {
   return "Target confirmed by " + r.confirmedBy + " (" + r.method + "); the manifest is recorded (sha256 " +
          r.manifestSha256.substr(0, 12) + "..). Next: prepare_environment.";
-}
-
-// Asks the user through MCP elicitation and fills q's confirmation from the answer; an error
-// result when the question could not be asked.
-std::optional<mcp::ToolResult> askTheUser(campaign::CampaignEngine& engine, mcp::RequestContext& ctx,
-                                          campaign::ConfirmTargetRequest& q) {
-  auto summary = engine.targetSummary(q.campaignDir);
-  if (!summary.ok()) return summary.refused() ? refusalResult(summary.refusal()) : failureResult(summary.failure());
-  json params{
-      {"message", "kopt: please confirm this kernel-optimization campaign before anything changes on disk.\n\n" +
-                      summary.value().summary},
-      {"requestedSchema",
-       {{"type", "object"},
-        {"properties",
-         {{"confirm", {{"type", "boolean"}, {"title", "Confirm the campaign"}, {"description", "Start this campaign"}}},
-          {"name", {{"type", "string"}, {"title", "Your name"}, {"description", "Recorded as who confirmed"}}}}},
-        {"required", {"confirm"}}}}};
-  std::string error;
-  auto answer = ctx.requestClient("elicitation/create", params, std::chrono::minutes(30), &error);
-  if (!answer) {
-    return mcp::ToolResult::error("could not ask the user (" + error + "); nothing was confirmed", "",
-                                  "call confirm_target again");
-  }
-  const std::string action = answer->value("action", "");
-  const json content = answer->value("content", json::object());
-  q.method = "elicitation";
-  q.confirm = action == "accept" && content.value("confirm", false);
-  std::string name = util::trim(content.value("name", ""));
-  q.confirmedBy = "elicitation:" + (ctx.client().name.empty() ? std::string("client") : ctx.client().name) +
-                  (name.empty() ? "" : ":" + name);
-  return std::nullopt;
 }
 
 }  // namespace
@@ -61,7 +30,7 @@ mcp::ToolSpec makeConfirmTargetTool(const CampaignToolDeps& deps) {
       if (auto problem = readArguments(args, q)) return argumentError(*problem);
       q.method = "argument";
       if (ctx.client().supportsElicitation()) {
-        if (auto notAsked = askTheUser(*engine, ctx, q)) return *notAsked;
+        if (auto notAsked = askToConfirmTarget(*engine, ctx, q)) return *notAsked;
       }
       return respond<campaign::ConfirmTargetResult>(engine->confirmTarget(q), resultJson<campaign::ConfirmTargetResult>,
                                                     summaryText);

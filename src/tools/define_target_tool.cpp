@@ -1,6 +1,6 @@
 #include "tools/define_target_tool.h"
 
-#include "tools/typed_tool.h"
+#include "tools/typed_tool_spec.h"
 
 namespace kopt::tools {
 

@@ -1,6 +1,6 @@
 #include "tools/list_ineffective_directions_tool.h"
 
-#include "tools/typed_tool.h"
+#include "tools/typed_tool_spec.h"
 
 namespace kopt::tools {
 

@@ -1,47 +1,9 @@
 #include "tools/poll_job_tool.h"
 
-#include "tools/tool_jobs.h"
-#include "tools/typed_tool.h"
+#include "tools/job_report.h"
+#include "tools/typed_tool_spec.h"
 
 namespace kopt::tools {
-
-namespace {
-
-// What poll_job says of a job.
-struct JobReport {
-  std::string jobId, tool, state;
-  double progress = 0;
-  std::optional<double> total;
-  std::string message;
-  double elapsedSeconds = 0;
-  std::optional<json> result;  // the tool's own structured result, once finished
-  std::string text;            // the tool's own text, once finished
-};
-
-void describe(FieldVisitor& v, JobReport& r) {
-  v.field(out("job_id").required(), r.jobId);
-  v.field(out("tool"), r.tool);
-  v.field(out("state").required(), r.state);
-  v.field(out("progress"), r.progress);
-  v.field(out("total"), r.total);
-  v.field(out("message"), r.message);
-  v.field(out("elapsed_s"), r.elapsedSeconds);
-  v.field(out("result"), r.result);
-  v.field(out("text").omittedWhenEmpty(), r.text);
-}
-
-JobReport reportOf(const std::string& id, const JobStatus& status) {
-  JobReport r{id, status.tool, toString(status.state), status.progress, status.total, status.message,
-              status.elapsedSeconds, std::nullopt, ""};
-  if (status.result && status.result->structuredContent) r.result = *status.result->structuredContent;
-  if (status.state != JobState::Running && status.result && !status.result->content.empty() &&
-      status.result->content[0].contains("text")) {
-    r.text = status.result->content[0]["text"].get<std::string>();
-  }
-  return r;
-}
-
-}  // namespace
 
 mcp::ToolSpec makePollJobTool(const CampaignToolDeps& deps) {
   mcp::ToolSpec t = typedSpec<PollJobArgs, JobReport>(

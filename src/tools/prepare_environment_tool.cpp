@@ -1,6 +1,6 @@
 #include "tools/prepare_environment_tool.h"
 
-#include "tools/typed_tool.h"
+#include "tools/typed_tool_spec.h"
 
 namespace kopt::tools {
 

@@ -1,6 +1,6 @@
 #include "tools/query_trend_tool.h"
 
-#include "tools/typed_tool.h"
+#include "tools/typed_tool_spec.h"
 
 namespace kopt::tools {
 

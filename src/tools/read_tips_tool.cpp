@@ -1,6 +1,6 @@
 #include "tools/read_tips_tool.h"
 
-#include "tools/typed_tool.h"
+#include "tools/typed_tool_spec.h"
 
 namespace kopt::tools {
 

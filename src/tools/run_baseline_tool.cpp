@@ -1,7 +1,7 @@
 #include "tools/run_baseline_tool.h"
 
 #include "measure/percent_format.h"
-#include "tools/typed_tool.h"
+#include "tools/typed_tool_spec.h"
 
 namespace kopt::tools {
 

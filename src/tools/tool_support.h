@@ -1,5 +1,5 @@
 #pragma once
-// What every campaign tool adapter shares besides its described types (tools/typed_tool.h):
+// What every campaign tool adapter shares besides its described types (tools/typed_tool_spec.h):
 // the engine's Outcome turned into a tool result (structuredContent + text, or an isError text
 // with the refusal's what/why/phase/tool-to-call), progress and cancellation bridged from the
 // MCP request to the engine, and a guard that turns an unexpected exception into an isError

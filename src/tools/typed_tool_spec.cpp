@@ -1,4 +1,4 @@
-#include "tools/typed_tool.h"
+#include "tools/typed_tool_spec.h"
 
 namespace kopt::tools {
 
