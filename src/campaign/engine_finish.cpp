@@ -230,9 +230,9 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
 
 namespace {
 
-report::ShapeVerdict reportVerdict(const std::string& v, const std::string& check) {
-  if (!check.empty() && check != "PASS") return report::ShapeVerdict::Fail;
-  return shapeVerdictFromString(v).value_or(report::ShapeVerdict::NotMeasured);
+measure::Verdict reportVerdict(const std::string& v, const std::string& check) {
+  if (!check.empty() && check != "PASS") return measure::Verdict::Fail;
+  return measure::verdictFromString(v).value_or(measure::Verdict::NotMeasured);
 }
 
 report::TransferDecision reportTransfer(const std::string& d) {
@@ -259,7 +259,7 @@ report::RoundRecord reportRound(const records::RoundRecord& r, const std::map<st
     rs.value = nanIfMissing(sh.primaryValue);
     auto b = baseValue.find(sh.label);
     if (b != baseValue.end() && sh.primaryValue && b->second > 0 && sh.check == "PASS") rs.speedupVsBaseline = *sh.primaryValue / b->second;
-    rs.verdict = r.status == records::RoundStatus::Baseline ? report::ShapeVerdict::Same : reportVerdict(sh.verdict, sh.check);
+    rs.verdict = r.status == records::RoundStatus::Baseline ? measure::Verdict::Same : reportVerdict(sh.verdict, sh.check);
     out.shapes.push_back(rs);
   }
   out.decisionReason = r.decisionReason;

@@ -57,18 +57,6 @@ const char* describe(Rule11Bucket b) {
   return "?";
 }
 
-const char* toString(ShapeVerdict v) {
-  switch (v) {
-    case ShapeVerdict::Improved: return "IMPROVED";
-    case ShapeVerdict::Same: return "SAME";
-    case ShapeVerdict::Regressed: return "REGRESSED";
-    case ShapeVerdict::Inconclusive: return "INCONCLUSIVE";
-    case ShapeVerdict::Fail: return "FAIL";
-    case ShapeVerdict::NotMeasured: return "NOT_MEASURED";
-  }
-  return "?";
-}
-
 namespace {
 // The value of `all` whose toString is `text`: parsing reads the same name table as printing.
 template <typename Enum, std::size_t N>
@@ -80,7 +68,6 @@ std::optional<Enum> byName(const std::string& text, const Enum (&all)[N]) {
 }
 }  // namespace
 
-std::optional<ShapeVerdict> shapeVerdictFromString(const std::string& text) { return byName(text, kShapeVerdicts); }
 
 const char* toString(TransferDecision d) {
   switch (d) {

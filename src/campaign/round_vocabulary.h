@@ -23,14 +23,8 @@ std::optional<Rule11Bucket> rule11BucketFromString(const std::string& text);  //
 bool isAllowed(Rule11Bucket b);        // false for W2, W3
 const char* describe(Rule11Bucket b);  // "kernel-internal", ...
 
-// The statistical gate's per-shape verdict against the current best (loop contract section 7),
-// plus the two outcomes that are not statistics: a Check failure and a shape not measured. The
-// records hold the names; the report and the tools parse them back here, nowhere else.
-enum class ShapeVerdict { Improved, Same, Regressed, Inconclusive, Fail, NotMeasured };
-constexpr ShapeVerdict kShapeVerdicts[] = {ShapeVerdict::Improved,     ShapeVerdict::Same, ShapeVerdict::Regressed,
-                                           ShapeVerdict::Inconclusive, ShapeVerdict::Fail, ShapeVerdict::NotMeasured};
-const char* toString(ShapeVerdict v);  // "IMPROVED", "SAME", "REGRESSED", "INCONCLUSIVE", "FAIL", "NOT_MEASURED"
-std::optional<ShapeVerdict> shapeVerdictFromString(const std::string& text);  // exact spelling
+// A shape's verdict against the current best is the gate's own word: measure::Verdict
+// (measure/verdict.h), one enum and one name table from the statistics to the report.
 
 // The transfer check's decision on an accepted round (loop contract, Rule 11); None: not made.
 enum class TransferDecision { None, AcceptAsReal, AcceptWithAsterisk, RejectAsOverfit };

@@ -33,14 +33,8 @@ TEST_CASE("status names are the loop contract's, and what the turbo helper count
   CHECK_FALSE(isAccepted(RoundStatus::RolledBack));
 }
 
-TEST_CASE("shape verdicts and transfer decisions read back from the names the records hold") {
-  using kopt::campaign::ShapeVerdict;
+TEST_CASE("transfer decisions read back from the names the records hold") {
   using kopt::campaign::TransferDecision;
-  for (ShapeVerdict v : kopt::campaign::kShapeVerdicts) {
-    CHECK((kopt::campaign::shapeVerdictFromString(kopt::campaign::toString(v)) == v));
-  }
-  CHECK(std::string(kopt::campaign::toString(ShapeVerdict::Regressed)) == "REGRESSED");
-  CHECK_FALSE(kopt::campaign::shapeVerdictFromString("improved").has_value());  // the records' exact spelling only
   for (TransferDecision d : kopt::campaign::kTransferDecisions) {
     CHECK((kopt::campaign::transferDecisionFromString(kopt::campaign::toString(d)) == d));
   }

@@ -308,16 +308,6 @@ bool HarnessCheck::failedOnlyOnBias() const {
   return biased;
 }
 
-const char* toString(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::Improved: return "IMPROVED";
-    case Verdict::Same: return "SAME";
-    case Verdict::Regressed: return "REGRESSED";
-    case Verdict::Inconclusive: return "INCONCLUSIVE";
-  }
-  return "INCONCLUSIVE";
-}
-
 namespace {
 
 std::vector<ShapeVerdict> verdicts(const std::vector<PairedRuns>& runs, const LogRatioTable& table,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "measure/bench_table.h"
+#include "measure/verdict.h"
 
 namespace kopt::measure {
 
@@ -185,12 +186,9 @@ HarnessCheck checkHarness(const std::vector<std::vector<PairedRuns>>& perProcess
 
 // ---- Per-shape verdicts ----
 
-enum class Verdict { Improved, Same, Regressed, Inconclusive };
-const char* toString(Verdict verdict);  // "IMPROVED" | "SAME" | "REGRESSED" | "INCONCLUSIVE"
-
 struct ShapeVerdict {
   std::string label;
-  Verdict verdict = Verdict::Inconclusive;
+  Verdict verdict = Verdict::Inconclusive;  // Improved, Same, Regressed or Inconclusive: the gate's four
   std::size_t pairs = 0;
   double ratio = 1.0;                  // candidate / best, exp(mean log ratio)
   double ciLow = 0.0, ciHigh = 0.0;    // simultaneous CI of the ratio (level 1 - alpha/k)

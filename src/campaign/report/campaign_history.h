@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "campaign/round_vocabulary.h"
+#include "measure/verdict.h"
 
 namespace kopt::campaign::report {
 
@@ -22,7 +23,7 @@ using campaign::Rule11Bucket;
 using campaign::bucketCell;
 using campaign::toString;
 
-using campaign::ShapeVerdict;      // round_vocabulary.h
+using measure::Verdict;            // measure/verdict.h: the gate's word, in the records too
 using campaign::TransferDecision;  // round_vocabulary.h
 
 struct ShapeResult {
@@ -31,7 +32,7 @@ struct ShapeResult {
   // Better-direction ratio against the baseline round: 1.05 = 5% better, whatever the metric's
   // direction (for a time metric it is baseline/value). NaN when not measured or FAIL.
   double speedupVsBaseline = kNaN;
-  ShapeVerdict verdict = ShapeVerdict::NotMeasured;
+  Verdict verdict = Verdict::NotMeasured;
 };
 
 // The hypothesis' expected effect, declared in begin_round before any number existed.

@@ -339,7 +339,7 @@ std::vector<std::string> nextThreeSteps(const CampaignHistory& h) {
   if (!h.rounds.empty()) {
     std::string inconclusive;
     for (const auto& s : h.rounds.back().shapes)
-      if (s.verdict == ShapeVerdict::Inconclusive) inconclusive += (inconclusive.empty() ? "" : ", ") + s.label;
+      if (s.verdict == Verdict::Inconclusive) inconclusive += (inconclusive.empty() ? "" : ", ") + s.label;
     if (!inconclusive.empty()) add("Re-measure the shapes left INCONCLUSIVE in the last round: " + inconclusive);
   }
   add("Profile the best kernel on the representative shapes (hardware counters) to pick the next bottleneck");

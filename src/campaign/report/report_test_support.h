@@ -10,11 +10,11 @@
 
 namespace kopt::campaign::report::testing {
 
-inline ShapeResult shape(std::string label, double value, double baseValue, ShapeVerdict verdict) {
+inline ShapeResult shape(std::string label, double value, double baseValue, Verdict verdict) {
   ShapeResult s;
   s.label = std::move(label);
   s.value = value;
-  s.speedupVsBaseline = (verdict == ShapeVerdict::Fail) ? kNaN : value / baseValue;
+  s.speedupVsBaseline = (verdict == Verdict::Fail) ? kNaN : value / baseValue;
   s.verdict = verdict;
   return s;
 }
@@ -34,7 +34,7 @@ inline CampaignHistory sampleHistory() {
                                            "M16384_N2048_K7168"};
   const std::vector<double> base = {300, 420, 120, 380};
   auto roundWith = [&](int number, RoundStatus status, std::string description, std::vector<double> factors,
-                       std::vector<ShapeVerdict> verdicts, double aggregate, double lo, double hi) {
+                       std::vector<Verdict> verdicts, double aggregate, double lo, double hi) {
     RoundRecord r;
     r.number = number;
     r.status = status;
@@ -45,7 +45,7 @@ inline CampaignHistory sampleHistory() {
     for (size_t i = 0; i < labels.size(); ++i) r.shapes.push_back(shape(labels[i], base[i] * factors[i], base[i], verdicts[i]));
     return r;
   };
-  using V = ShapeVerdict;
+  using V = Verdict;
   RoundRecord r1 = roundWith(1, RoundStatus::Baseline, "baseline", {1, 1, 1, 1}, {V::Same, V::Same, V::Same, V::Same}, 281.0,
                              278.2, 283.8);
   r1.decisionReason = "baseline: A/A noise 1.0%";

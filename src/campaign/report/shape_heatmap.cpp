@@ -38,7 +38,7 @@ const ShapeResult* find(const RoundRecord& round, const std::string& label) {
 }
 
 double gainOf(const ShapeResult* s) {
-  if (!s || s->verdict == ShapeVerdict::Fail || !std::isfinite(s->speedupVsBaseline) || s->speedupVsBaseline <= 0)
+  if (!s || s->verdict == Verdict::Fail || !std::isfinite(s->speedupVsBaseline) || s->speedupVsBaseline <= 0)
     return NAN;
   return (s->speedupVsBaseline - 1.0) * 100.0;
 }
@@ -159,12 +159,12 @@ std::string renderShapeHeatmapSvg(const CampaignHistory& h) {
       double x = gridX + cellWidth * static_cast<double>(c);
       std::string fill = std::isfinite(g) ? svg::hex(svg::diverging(scale.position(g))) : style::kMissing;
       std::string text = std::isfinite(g) ? (std::fabs(g) < 0.05 ? "0.0%" : svg::signedPercent(g, std::fabs(g) >= 100 ? 0 : 1))
-                         : (s && s->verdict == ShapeVerdict::Fail) ? "FAIL"
+                         : (s && s->verdict == Verdict::Fail) ? "FAIL"
                                                                     : "\xE2\x80\x93";
       std::string tip = labels[r] + ", round " + std::to_string(rounds[c].number) + ": " +
                         (std::isfinite(g) ? svg::signedPercent(g, 2) + " vs baseline" : text == "FAIL" ? "Check FAIL" : "not measured");
       if (s && std::isfinite(s->value)) tip += " (" + svg::fixed(s->value, 4) + (h.metricUnit.empty() ? "" : " " + h.metricUnit) + ")";
-      if (s && s->verdict != ShapeVerdict::NotMeasured) tip += std::string(", verdict ") + toString(s->verdict);
+      if (s && s->verdict != Verdict::NotMeasured) tip += std::string(", verdict ") + toString(s->verdict);
       out << "<g><title>" << escape(tip) << "</title><rect x=\"" << coord(x + 1) << "\" y=\"" << coord(y + 1) << "\" width=\""
           << coord(cellWidth - 2) << "\" height=\"" << coord(kCellHeight - 2) << "\" fill=\"" << fill << "\"/>";
       if (valuesInCells || !std::isfinite(g)) {

@@ -33,9 +33,9 @@ TEST_CASE("gain colours diverge around zero") {
   RoundRecord base;
   base.number = 1;
   base.status = RoundStatus::Baseline;
-  base.shapes = {testing::shape("up", 110, 100, ShapeVerdict::Improved),
-                 testing::shape("down", 90, 100, ShapeVerdict::Regressed),
-                 testing::shape("flat", 100, 100, ShapeVerdict::Same)};
+  base.shapes = {testing::shape("up", 110, 100, Verdict::Improved),
+                 testing::shape("down", 90, 100, Verdict::Regressed),
+                 testing::shape("flat", 100, 100, Verdict::Same)};
   h.rounds = {base};
   std::string svg = renderShapeHeatmapSvg(h);
   // limit 10%: +10% is the full blue, -10% the full red, 0 the neutral centre.
@@ -71,7 +71,7 @@ TEST_CASE("empty, one-round, NaN and shapes appearing later") {
   auto n = testing::sampleHistory();
   n.rounds[1].shapes[1].speedupVsBaseline = kNaN;
   n.rounds[1].shapes[1].value = kNaN;
-  n.rounds[2].shapes.push_back(testing::shape("late_shape", 50, 50, ShapeVerdict::Same));
+  n.rounds[2].shapes.push_back(testing::shape("late_shape", 50, 50, Verdict::Same));
   std::string svg = renderShapeHeatmapSvg(n);
   CHECK_MESSAGE(testing::wellFormedXml(svg, &error), error);
   CHECK(svg.find("NaN") == std::string::npos);
@@ -84,9 +84,9 @@ TEST_CASE("big gains switch the colour scale to log ratio, so 10x and 1/10x weig
   RoundRecord base;
   base.number = 1;
   base.status = RoundStatus::Baseline;
-  base.shapes = {testing::shape("fast", 1000, 100, ShapeVerdict::Improved),   // +900%
-                 testing::shape("slow", 10, 100, ShapeVerdict::Regressed),     // -90%
-                 testing::shape("double", 200, 100, ShapeVerdict::Improved)};  // +100%
+  base.shapes = {testing::shape("fast", 1000, 100, Verdict::Improved),   // +900%
+                 testing::shape("slow", 10, 100, Verdict::Regressed),     // -90%
+                 testing::shape("double", 200, 100, Verdict::Improved)};  // +100%
   h.rounds = {base};
   std::string svg = renderShapeHeatmapSvg(h);
   CHECK(svg.find("; log scale)") != std::string::npos);
