@@ -50,8 +50,7 @@ mcp::ToolSpec makeCampaignStatusTool(const CampaignToolDeps& deps) {
        "commits and aggregates, rollback streak), whether the ledger chain and the frozen files are intact, what was "
        "interrupted if the server died mid-step and how the next call resumes it, and which tools to call next. Call "
        "it first after a restart; without campaign_dir it lists the campaigns under the workspace."});
-  t.annotations.readOnlyHint = true;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignReadAnnotations();
   t.handler = [engine](const json& args, mcp::RequestContext&) {
     return guarded("campaign_status", [&] {
       CampaignStatusArgs a;

@@ -21,8 +21,7 @@ mcp::ToolSpec makeListIneffectiveDirectionsTool(const CampaignToolDeps& deps) {
        "Read-only: every rolled-back round's direction, why it was rolled back and the files it modified, so the next "
        "hypothesis does not repeat one. Same fields as the turbo helper's list_ineffective_directions."},
       [engine](const CampaignDirArgs& a) { return engine->listIneffectiveDirections(a.campaignDir); }, summaryText);
-  t.annotations.readOnlyHint = true;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignReadAnnotations();
   return t;
 }
 

@@ -23,8 +23,7 @@ mcp::ToolSpec makeQueryTipsTool(const CampaignToolDeps& deps) {
        "(case-insensitive; empty = all). op/backend/gpu default to the campaign's when campaign_dir is given. Same "
        "fields as the turbo helper's query_tips."},
       [engine](const campaign::TipsQueryRequest& q) { return engine->queryTips(q); }, summaryText);
-  t.annotations.readOnlyHint = true;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignReadAnnotations();
   return t;
 }
 

@@ -24,8 +24,7 @@ mcp::ToolSpec makeQueryTrendTool(const CampaignToolDeps& deps) {
        "step geomean, vs-baseline percentages, key finding), the rollback streak and the current best round and "
        "score. Same fields as the turbo helper's query_trend."},
       [engine](const TrendArgs& a) { return engine->queryTrend(a.campaignDir, a.limit); }, summaryText);
-  t.annotations.readOnlyHint = true;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignReadAnnotations();
   return t;
 }
 

@@ -23,8 +23,7 @@ mcp::ToolSpec makeReadBestSummaryTool(const CampaignToolDeps& deps) {
         return paged(engine->readBestSummary(a.campaignDir), &campaign::BestSummaryResult::body, a, "summary.md");
       },
       summaryText, PagedArgs::through("summary"));
-  t.annotations.readOnlyHint = true;
-  t.annotations.openWorldHint = false;
+  t.annotations = campaignReadAnnotations();
   return t;
 }
 

@@ -106,6 +106,13 @@ mcp::ToolAnnotations campaignWriteAnnotations() {
   return a;
 }
 
+mcp::ToolAnnotations campaignReadAnnotations() {
+  mcp::ToolAnnotations a;
+  a.readOnlyHint = true;
+  a.openWorldHint = false;
+  return a;
+}
+
 namespace {
 
 std::string num(const std::optional<double>& v, const char* fmt = "%.4g") {

@@ -69,6 +69,8 @@ inline constexpr std::size_t kTextLimit = 40000;
 // The annotations of a tool that writes the campaign's records or the working tree: not read-only,
 // never destroys the user's work (a rollback restores the last accepted files), local only.
 mcp::ToolAnnotations campaignWriteAnnotations();
+// The annotations of a tool that only reads the campaign's records: read-only, local only.
+mcp::ToolAnnotations campaignReadAnnotations();
 
 // "label  check  candidate  best  ratio  CI  verdict" lines for summaries.
 std::string shapeTable(const std::vector<campaign::ShapeRow>& rows);
