@@ -87,6 +87,11 @@ class BaselineRun {
     return broken(s_, std::move(why), std::move(details));
   }
   Stop stopMeasuring(std::initializer_list<const std::string*> tags);
+  // A build or test run that judged nothing (cancelled, lost): not a broken baseline.
+  Stop stopUnjudged(ToolFailure failure) {
+    s_.clearStep();
+    return failure;
+  }
   bool runAaSessions();
   measure::HarnessCheck checkSessions(int first) const;
   void assembleRuns();
@@ -161,12 +166,14 @@ std::optional<Stop> BaselineRun::buildAndTest() {
   if (!m_.buildCommand.empty()) {
     auto r = detail::runLogged(*executor_, m_.buildCommand, s_.placeholders(s_.repo), s_.repo, rp_.buildLog,
                                m_.timeouts.buildSeconds, m_.timeouts.hangSeconds, ctx_, "build", 0, total_);
+    if (auto failure = detail::unjudgedRunFailure(r, "run_baseline")) return stopUnjudged(*failure);
     if (!r.ok()) {
       return stopBroken("the build " + detail::describe(r), {"build log tail:\n" + detail::logTail(rp_.buildLog, 2000)});
     }
   }
   auto r = detail::runLogged(*executor_, m_.testCommand, s_.placeholders(s_.repo), s_.repo, rp_.testLog,
                              m_.timeouts.testSeconds, m_.timeouts.hangSeconds, ctx_, "tests", 1, total_);
+  if (auto failure = detail::unjudgedRunFailure(r, "run_baseline")) return stopUnjudged(*failure);
   if (!r.ok()) {
     return stopBroken("the tests " + detail::describe(r), {"test log tail:\n" + detail::logTail(rp_.testLog, 2000)});
   }

@@ -199,6 +199,10 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
   if (!m.buildCommand.empty()) {
     auto r = detail::runLogged(*executor, m.buildCommand, s.placeholders(s.repo), s.repo, dir / "build.log",
                                m.timeouts.buildSeconds, m.timeouts.hangSeconds, ctx, "build", 0, total);
+    if (auto failure = detail::unjudgedRunFailure(r, "final_acceptance")) {
+      s.clearStep();
+      return *failure;
+    }
     if (!r.ok()) {
       s.clearStep();
       return toolFailure("the best build does not build: " + detail::describe(r), "", "see " + (dir / "build.log").string());
@@ -206,6 +210,10 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
   }
   auto t = detail::runLogged(*executor, m.testCommand, s.placeholders(s.repo), s.repo, dir / "test.log",
                              m.timeouts.testSeconds, m.timeouts.hangSeconds, ctx, "full tests", 1, total);
+  if (auto failure = detail::unjudgedRunFailure(t, "final_acceptance")) {
+    s.clearStep();
+    return *failure;
+  }
   result.testsOk = t.ok();
   result.testLog = (dir / "test.log").string();
   const fs::path baselineTree = s.paths.worktreesDir / "baseline";

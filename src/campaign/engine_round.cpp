@@ -26,8 +26,9 @@ using json = nlohmann::json;
 
 namespace detail {
 
-std::string ensureCandidateBuilt(OpenCampaign& s, exec::Executor& executor, const std::string& fingerprint,
-                                 const CallContext& ctx, double progressAt, std::optional<double> progressTotal) {
+CandidateBuild ensureCandidateBuilt(OpenCampaign& s, exec::Executor& executor, const std::string& fingerprint,
+                                    const std::string& tool, const CallContext& ctx, double progressAt,
+                                    std::optional<double> progressTotal) {
   const int round = s.state.openRound ? s.state.openRound->number : 0;
   if (s.manifest.buildCommand.empty()) return {};
   const RoundProgress* progress = s.rounds.round(round);
@@ -45,16 +46,16 @@ std::string ensureCandidateBuilt(OpenCampaign& s, exec::Executor& executor, cons
   exec::RunResult r = runLogged(executor, s.manifest.buildCommand, s.placeholders(s.repo), s.repo, rp.buildLog,
                                 s.manifest.timeouts.buildSeconds, s.manifest.timeouts.hangSeconds, ctx, "build",
                                 progressAt, progressTotal);
-  if (r.outcome == exec::RunOutcome::Cancelled) {
+  if (auto failure = unjudgedRunFailure(r, tool)) {
     s.clearStep();
-    return "the build was cancelled";
+    return {failure, ""};
   }
   BuildFinished built = buildFinished(r, fingerprint);
   built.automatic = true;
   if (r.ok()) built.content = candidateContentFingerprint(s);
   s.record(built, round);
   if (r.ok()) return {};
-  return "the build " + describe(r) + "; log tail:\n" + logTail(rp.buildLog, 2000);
+  return {std::nullopt, "the build " + describe(r) + "; log tail:\n" + logTail(rp.buildLog, 2000)};
 }
 
 }  // namespace detail
@@ -266,10 +267,13 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
   if (build && s.manifest.buildCommand.empty()) return skippedBuild(s, round, fingerprint, std::move(result));
   if (!build) {
     // Tests run against what is in the tree now.
-    if (auto err = detail::ensureCandidateBuilt(s, *executor, fingerprint, ctx, 0, 2.0); !err.empty()) {
+    const detail::CandidateBuild candidate =
+        detail::ensureCandidateBuilt(s, *executor, fingerprint, "run_tests", ctx, 0, 2.0);
+    if (candidate.unjudged) return *candidate.unjudged;
+    if (!candidate.error.empty()) {
       result.ok = false;
       result.outcome = "build failed";
-      result.logTail = err;
+      result.logTail = candidate.error;
       result.logPath = rp.buildLog.string();
       result.phase = s.state.phase;
       return result;
@@ -280,13 +284,9 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
   exec::RunResult r = detail::runLogged(*executor, cmd, s.placeholders(s.repo), s.repo, build ? rp.buildLog : rp.testLog,
                                         build ? s.manifest.timeouts.buildSeconds : s.manifest.timeouts.testSeconds,
                                         s.manifest.timeouts.hangSeconds, ctx, build ? "build" : "tests", build ? 0 : 1, 2.0);
-  if (r.outcome == exec::RunOutcome::Cancelled) {
+  if (auto failure = detail::unjudgedRunFailure(r, build ? "rebuild_kernel" : "run_tests")) {
     s.clearStep();
-    return toolFailure(std::string(build ? "rebuild_kernel" : "run_tests") + " was cancelled; nothing was recorded");
-  }
-  if (r.outcome == exec::RunOutcome::Lost) {  // the node died: says nothing about the kernel
-    s.clearStep();
-    return detail::lostRunFailure(build ? "rebuild_kernel" : "run_tests", r.error);
+    return *failure;
   }
   s.checkpoint(build ? "build:after-run" : "tests:after-run");
   if (build) {
@@ -320,8 +320,11 @@ namespace {
 // Both arms ready to measure: the candidate built in the tree, the current best in its worktree.
 std::optional<ToolFailure> buildBothArms(OpenCampaign& s, exec::Executor& executor, const std::string& fingerprint,
                                          const RoundPaths& rp, const CallContext& ctx, double progressTotal) {
-  if (auto err = detail::ensureCandidateBuilt(s, executor, fingerprint, ctx, 0, progressTotal); !err.empty()) {
-    return toolFailure("the candidate does not build, so there is nothing to measure: " + err, "",
+  const detail::CandidateBuild candidate =
+      detail::ensureCandidateBuilt(s, executor, fingerprint, "run_quick_bench", ctx, 0, progressTotal);
+  if (candidate.unjudged) return candidate.unjudged;
+  if (!candidate.error.empty()) {
+    return toolFailure("the candidate does not build, so there is nothing to measure: " + candidate.error, "",
                        "fix the build (see artifacts/build.log) and call rebuild_kernel");
   }
   if (auto err = detail::ensureWorktreeBuilt(s, executor, s.paths.bestWorktree, s.state.bestCommit,

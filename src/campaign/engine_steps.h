@@ -1,6 +1,7 @@
 #pragma once
 // Engine-internal steps shared between the per-tool files (recovery of interrupted steps, the
 // decision that accept_or_revert applies, frozen-file verification).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,17 @@ std::vector<FrozenDifference> verifyFrozen(const OpenCampaign& session);
 Outcome<std::unique_ptr<OpenCampaign>> openForTool(const EngineOptions& options, const std::string& campaignDir,
                                               CampaignTool tool, const CallContext& ctx, bool checkPhase = true);
 
+// The candidate's build for a step of `tool`: built, failed (recorded), or not judged at all.
+struct CandidateBuild {
+  std::optional<ToolFailure> unjudged;  // cancelled or lost (command_outcome.h): nothing recorded, the call fails
+  std::string error;                    // the build failed: why, with the log's tail
+};
 // Makes sure the working tree's build matches `fingerprint`: reuses the round's last successful
-// build of the same files, else runs the build command (recording build_finished). Returns ""
-// when built, else why not (the log's tail included).
-std::string ensureCandidateBuilt(OpenCampaign& session, exec::Executor& executor, const std::string& fingerprint,
-                                 const CallContext& ctx, double progressAt, std::optional<double> progressTotal);
+// build of the same files, else runs the build command (recording build_finished unless the run
+// judged nothing).
+CandidateBuild ensureCandidateBuilt(OpenCampaign& session, exec::Executor& executor, const std::string& fingerprint,
+                                    const std::string& tool, const CallContext& ctx, double progressAt,
+                                    std::optional<double> progressTotal);
 
 // The phase refusal for `session.tool` in the current phase.
 Refusal phaseRefusal(const OpenCampaign& session);

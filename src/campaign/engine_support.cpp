@@ -26,12 +26,6 @@ std::unique_ptr<exec::Executor> makeExecutorFor(const EngineOptions& options, co
   return exec::makeExecutor(manifest.executor);
 }
 
-ToolFailure lostRunFailure(const std::string& tool, const std::string& what) {
-  return toolFailure(tool + " stopped: a run was lost by the cluster, not by the kernel (" + what +
-                         "); nothing of it was measured or recorded",
-                     "", "call " + tool + " again once the node is back (kopt doctor shows the executor and its nodes)");
-}
-
 bool inScope(const std::string& file, const std::string& scope) {
   if (scope.empty() || scope == ".") return true;
   std::string s = scope;

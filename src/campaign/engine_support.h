@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/command_outcome.h"
 #include "campaign/engine_session.h"
 #include "campaign/engine_types.h"
 #include "campaign/measurement.h"
@@ -17,10 +18,6 @@
 namespace kopt::campaign::detail {
 
 std::unique_ptr<exec::Executor> makeExecutorFor(const EngineOptions& options, const Manifest& manifest);
-
-// The failure of a step whose command the infrastructure lost (a Slurm node that died): it says
-// nothing about the kernel, so nothing of it is recorded and the agent is told to run it again.
-ToolFailure lostRunFailure(const std::string& tool, const std::string& what);
 
 // Files (tracked, and untracked not ignored) under `paths` in the repository, repo-relative,
 // sorted; `.kopt/` excluded.

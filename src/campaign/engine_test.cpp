@@ -405,6 +405,69 @@ TEST_CASE("engine: a bench run lost by the cluster is an error and records nothi
   CHECK(countEvents(dir, "bench_finished") == benchesBefore + 1);
 }
 
+namespace {
+
+// The local executor, except that the runs whose command line contains `lost` are lost by the
+// cluster while it is set.
+class CommandLossExecutor final : public exec::Executor {
+ public:
+  explicit CommandLossExecutor(std::shared_ptr<std::string> lost)
+      : local_(exec::makeLocalExecutor()), lost_(std::move(lost)) {}
+  std::string name() const override { return "command-loss"; }
+  exec::RunResult run(const exec::CommandSpec& spec, const exec::RunObserver& observer) override {
+    if (!lost_->empty() && util::join(spec.argv, " ").find(*lost_) != std::string::npos) {
+      exec::RunResult r;
+      r.outcome = exec::RunOutcome::Lost;
+      r.error = "node n1 stopped answering: the job is lost";
+      return r;
+    }
+    return local_->run(spec, observer);
+  }
+
+ private:
+  std::unique_ptr<exec::Executor> local_;
+  std::shared_ptr<std::string> lost_;
+};
+
+}  // namespace
+
+TEST_CASE("engine: a build or test run lost by the cluster is no failed build or test, in any tool (docs/slurm.md)") {
+  FakeWorkspace ws;
+  auto lost = std::make_shared<std::string>();
+  EngineOptions options = ws.options();
+  options.executorFactory = [=](const Manifest&) { return std::make_unique<CommandLossExecutor>(lost); };
+  CampaignEngine engine(options);
+  const std::string dir = testing::fakeCampaignAtBaseline(engine);
+  REQUIRE(engine.beginRound(hypothesis(dir)).ok());
+  ws.setConfig("speed=120\n");
+  const int buildsBefore = countEvents(dir, "build_finished");
+  const int testsBefore = countEvents(dir, "tests_finished");
+  *lost = "build.py";
+  const std::vector<std::pair<std::string, std::string>> failures = {
+      {"rebuild_kernel", engine.rebuildKernel({dir}, {}).errorText()},
+      {"run_tests", engine.runTests({dir}, {}).errorText()},
+      {"run_quick_bench", engine.runQuickBench({dir, false, 2}, {}).errorText()},
+      {"validate_round", engine.validateRound({dir, false}, {}).errorText()}};
+  for (const auto& failure : failures) {
+    CAPTURE(failure.second);
+    CHECK(failure.second.find(failure.first + " stopped: a run was lost by the cluster") == 0);
+  }
+  CHECK(countEvents(dir, "build_finished") == buildsBefore);
+  CHECK(countEvents(dir, "round_validated") == 0);
+  // The candidate built, its tests lost: validate_round stops instead of rolling the round back.
+  *lost = "test.py";
+  auto validated = engine.validateRound({dir, false}, {});
+  REQUIRE_FALSE(validated.ok());
+  CHECK(validated.errorText().find("validate_round stopped: a run was lost by the cluster") == 0);
+  CHECK(countEvents(dir, "build_finished") == buildsBefore + 1);
+  CHECK(countEvents(dir, "tests_finished") == testsBefore);
+  CHECK(countEvents(dir, "round_validated") == 0);
+  CHECK(engine.campaignStatus(dir).value().pendingStep.empty());
+  *lost = "";
+  auto retried = engine.validateRound({dir, false}, {});
+  REQUIRE_MESSAGE(retried.ok(), retried.errorText());
+}
+
 }  // namespace kopt::campaign
 
 namespace kopt::campaign {

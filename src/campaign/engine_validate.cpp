@@ -73,14 +73,16 @@ std::optional<double> peakFor(const Manifest& m, const measure::PrimaryMetric& m
 }
 
 // The candidate builds and its tests pass (reused when they already passed on these files). A
-// failure of either is a ROLLBACK verdict; a cancellation stops the call.
+// failure of either is a ROLLBACK verdict; a run that judged nothing (cancelled, or lost by the
+// cluster: command_outcome.h) stops the call.
 std::optional<Stop> buildAndTest(const ValidationContext& c, ValidationRun& run, std::vector<std::string>& checks) {
   OpenCampaign& s = c.session;
   const Manifest& m = s.manifest;
-  const std::string buildError = detail::ensureCandidateBuilt(s, c.executor, c.fingerprint, c.ctx, 0, c.progressTotal);
-  if (!buildError.empty() && c.ctx.cancel.cancelled()) return toolFailure("validate_round was cancelled; nothing was recorded");
-  if (!buildError.empty()) {
-    run.verdict.rollBack("build_failed", buildError);
+  const detail::CandidateBuild candidate =
+      detail::ensureCandidateBuilt(s, c.executor, c.fingerprint, "validate_round", c.ctx, 0, c.progressTotal);
+  if (candidate.unjudged) return *candidate.unjudged;
+  if (!candidate.error.empty()) {
+    run.verdict.rollBack("build_failed", candidate.error);
     return std::nullopt;
   }
   checks.push_back(m.buildCommand.empty() ? "no build needed" : "build ok");
@@ -93,9 +95,9 @@ std::optional<Stop> buildAndTest(const ValidationContext& c, ValidationRun& run,
   s.beginStep(c.round, "tests");
   exec::RunResult r = detail::runLogged(c.executor, m.testCommand, s.placeholders(s.repo), s.repo, c.paths.testLog,
                                         m.timeouts.testSeconds, m.timeouts.hangSeconds, c.ctx, "tests", 1, c.progressTotal);
-  if (r.outcome == exec::RunOutcome::Cancelled) {
+  if (auto failure = detail::unjudgedRunFailure(r, "validate_round")) {
     s.clearStep();
-    return toolFailure("validate_round was cancelled; nothing was recorded");
+    return *failure;
   }
   s.record(detail::testsFinished(r, c.fingerprint), c.round);
   if (r.ok()) {
