@@ -27,6 +27,7 @@ FWD_NUM_WARPS = 8
 BWD_NUM_WARPS = 8
 BWD_PROGRAMS = 264  # programs in backward (each owns ceil(rows / BWD_PROGRAMS) rows); 2 x H200 SMs
 BWD_NUM_STAGES = 3  # software-pipeline depth of the backward's row loop (Triton's default on sm_90)
+BWD_ROWS_TILE = 0  # > 0: the backward loads max(1, BWD_ROWS_TILE // BLOCK_N) rows per step (a power of two)
 # -------------------------------------------------------------------------------------------------
 
 PLANTED = {}  # (rows, N) -> extra fraction of rows; see plant_slowdown()
@@ -80,6 +81,46 @@ def _rmsnorm_bwd_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_ptr,
     tl.store(dw_part_ptr + pid * N + cols, dw, mask=mask)
 
 
+@triton.jit
+def _rmsnorm_bwd_rows_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_ptr,
+                             rows, N, rows_per_program, real_programs, stride_x, stride_dy, stride_dx, eps,
+                             BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
+    """_rmsnorm_bwd_kernel with ROWS rows per loop step as one [ROWS, BLOCK_N] tile: more loads in
+    flight per program without more programs (which would add partial dw rows to sum)."""
+    pid = tl.program_id(0)
+    band = pid % real_programs
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    sub = tl.arange(0, ROWS)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    dw = tl.zeros((BLOCK_N,), dtype=tl.float32)
+    first = band * rows_per_program
+    for r in range(0, rows_per_program, ROWS):
+        step = r + sub  # rows of this band; past the band's end they belong to the next band
+        row = first + step
+        live = mask[None, :] & ((row < rows) & (step < rows_per_program))[:, None]
+        x = tl.load(x_ptr + row[:, None] * stride_x + cols[None, :], mask=live, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row[:, None] * stride_dy + cols[None, :], mask=live, other=0.0).to(tl.float32)
+        rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=1) / N + eps)
+        xhat = x * rstd[:, None]
+        wdy = w[None, :] * dy
+        c = tl.sum(xhat * wdy, axis=1) / N
+        dx = ((wdy - xhat * c[:, None]) * rstd[:, None]).to(dx_ptr.dtype.element_ty)
+        dw += tl.sum(dy * xhat, axis=0)
+        if pid < real_programs:
+            tl.store(dx_ptr + row[:, None] * stride_dx + cols[None, :], dx, mask=live)
+        else:
+            tl.store(scratch_ptr + step[:, None] * N + cols[None, :], dx, mask=live)
+    tl.store(dw_part_ptr + pid * N + cols, dw, mask=mask)
+
+
+def _rows_per_step(block_n):
+    rows = 1
+    while BWD_ROWS_TILE > 0 and rows * 2 * block_n <= BWD_ROWS_TILE:
+        rows *= 2
+    return rows
+
+
 def _block_n(N):
     return triton.next_power_of_2(N)
 
@@ -120,10 +161,15 @@ def backward(x, w, grad_out):
     dx = torch.empty_like(x)
     dw_part = torch.empty((programs + extra, N), device=x.device, dtype=torch.float32)
     scratch = torch.empty((rows_per_program, N), device=x.device, dtype=x.dtype)
-    _rmsnorm_bwd_kernel[(programs + extra,)](
-        x, w, grad_out, dx, dw_part, scratch, rows, N, rows_per_program, programs,
-        x.stride(0), grad_out.stride(0), dx.stride(0), EPS,
-        BLOCK_N=_block_n(N), num_warps=BWD_NUM_WARPS, num_stages=BWD_NUM_STAGES)
+    args = (x, w, grad_out, dx, dw_part, scratch, rows, N, rows_per_program, programs,
+            x.stride(0), grad_out.stride(0), dx.stride(0), EPS)
+    step_rows = _rows_per_step(_block_n(N))
+    if step_rows == 1:
+        _rmsnorm_bwd_kernel[(programs + extra,)](*args, BLOCK_N=_block_n(N), num_warps=BWD_NUM_WARPS,
+                                                 num_stages=BWD_NUM_STAGES)
+    else:
+        _rmsnorm_bwd_rows_kernel[(programs + extra,)](*args, BLOCK_N=_block_n(N), ROWS=step_rows,
+                                                      num_warps=BWD_NUM_WARPS, num_stages=BWD_NUM_STAGES)
     dw = dw_part[:programs].sum(dim=0).to(w.dtype)
     return dx, dw
 

@@ -15,6 +15,7 @@
 #                        (triton_rmsnorm_accept.json) rewritten with the rounds the look picked
 #   campaign:SCRIPT:SECS one scripted campaign through kopt's MCP tools (tools/gpu/h200_campaigns.sh)
 #   exploits:SECS        the GPU exploit classes (tests/exploits/gpu/run_h200.sh) within SECS
+#   exploits-grouped:SECS only the class-10 campaign on the grouped GEMM
 # A step that fails is logged in steps.txt and the next one runs.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -60,6 +61,14 @@ for step in "$@"; do
     exploits:*)
       mkdir -p "$work/exploits"
       OUT=$work/exploits KOPT_EXPLOITS_BUDGET_S=${step#exploits:} bash tests/exploits/gpu/run_h200.sh; rc=$? ;;
+    exploits-grouped:*)
+      # Only the grouped GEMM's class-10 campaign of the exploit suite, within SECS.
+      mkdir -p "$work/exploits-grouped"
+      timeout "${step#exploits-grouped:}" python3 tests/exploits/gpu/triton_exploit_campaign.py --kopt "$B/bin/kopt" \
+        --source "$ROOT" --work /tmp/kopt-exploits-grouped --parts grouped >"$work/exploits-grouped/lines.txt" 2>&1
+      rc=$?
+      cp /tmp/kopt-exploits-grouped/transcript.log /tmp/kopt-exploits-grouped/server.stderr.log "$work/exploits-grouped/" 2>/dev/null
+      cat "$work/exploits-grouped/lines.txt" ;;
     *) echo "device_call: unknown step '$step'" >&2; rc=2 ;;
   esac
   echo "$step: exit $rc after $(( $(date +%s) - start ))s" | tee -a "$work/steps.txt"
