@@ -65,4 +65,16 @@ bool askForAudit(const campaign::Refusal& refusal, mcp::RequestContext& request,
   return true;
 }
 
+campaign::Outcome<campaign::AcceptOrRevertResult> acceptOrRevertAskingForAudit(campaign::CampaignEngine& engine,
+                                                                             campaign::AcceptOrRevertRequest& q,
+                                                                             const campaign::CallContext& ctx,
+                                                                             mcp::RequestContext* request) {
+  auto outcome = engine.acceptOrRevert(q, ctx);
+  if (request && outcome.refused() && outcome.refusal().code == campaign::RefusalCode::AuditRequired &&
+      request->client().supportsElicitation() && askForAudit(outcome.refusal(), *request, q)) {
+    outcome = engine.acceptOrRevert(q, ctx);
+  }
+  return outcome;
+}
+
 }  // namespace kopt::tools

@@ -17,4 +17,11 @@ std::optional<mcp::ToolResult> askToConfirmTarget(campaign::CampaignEngine& engi
 // audit fields. False when the question could not be asked.
 bool askForAudit(const campaign::Refusal& refusal, mcp::RequestContext& request, campaign::AcceptOrRevertRequest& q);
 
+// accept_or_revert; when it is refused for an AUDIT verdict and the person can be asked (a
+// `request` whose client supports elicitation; nullptr in a background job), again with their answer.
+campaign::Outcome<campaign::AcceptOrRevertResult> acceptOrRevertAskingForAudit(campaign::CampaignEngine& engine,
+                                                                             campaign::AcceptOrRevertRequest& q,
+                                                                             const campaign::CallContext& ctx,
+                                                                             mcp::RequestContext* request);
+
 }  // namespace kopt::tools

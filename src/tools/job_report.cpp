@@ -1,5 +1,7 @@
 #include "tools/job_report.h"
 
+#include "tools/field_writer.h"
+
 namespace kopt::tools {
 
 void describe(FieldVisitor& v, JobReport& r) {
@@ -28,6 +30,29 @@ JobReport reportOf(const std::string& id, const JobStatus& status) {
       status.result->content[0].contains("text")) {
     r.text = status.result->content[0]["text"].get<std::string>();
   }
+  return r;
+}
+
+mcp::ToolResult pollJob(ToolJobs& jobs, const PollJobArgs& a, mcp::RequestContext& ctx) {
+  if (a.cancel) jobs.cancel(a.jobId);
+  auto status = jobs.poll(a.jobId, std::chrono::seconds(a.waitSeconds),
+                          [&](const JobStatus& s) { ctx.progress(s.progress, s.total, s.message); });
+  if (!status) {
+    return mcp::ToolResult::error("no job '" + a.jobId + "' (never started, or the server restarted since)", "job_id",
+                                  "call campaign_status to see where the campaign stands");
+  }
+  if (status->state != JobState::Running && status->result && status->result->isError) {
+    mcp::ToolResult r = *status->result;
+    r.content.insert(r.content.begin(), mcp::textContent(status->tool + " (" + a.jobId + ") ended with an error:"));
+    return r;
+  }
+  const JobReport report = reportOf(a.jobId, *status);
+  const nlohmann::json j = resultJson(report);
+  const std::string text =
+      status->state == JobState::Running ? status->tool + " (" + a.jobId + ") is running: " + status->message : report.text;
+  mcp::ToolResult r;
+  r.content.push_back(mcp::textContent(text.empty() ? j.dump() : text));
+  r.structuredContent = j;
   return r;
 }
 

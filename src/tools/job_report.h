@@ -1,12 +1,14 @@
 #pragma once
 // What poll_job says of a background job (tools/tool_jobs.h), described once
-// (tools/field_visitor.h) for its output schema and its structuredContent.
+// (tools/field_visitor.h) for its output schema and its structuredContent, and the poll itself.
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "mcp/tool_api.h"
 #include "tools/field_visitor.h"
+#include "tools/request_fields.h"
 #include "tools/tool_jobs.h"
 
 namespace kopt::tools {
@@ -24,5 +26,9 @@ struct JobReport {
 void describe(FieldVisitor& v, JobReport& r);
 
 JobReport reportOf(const std::string& id, const JobStatus& status);
+
+// poll_job: cancels the job when asked, waits up to wait_seconds (its progress forwarded to the
+// request) and reports it; a finished job's isError result comes back as that error.
+mcp::ToolResult pollJob(ToolJobs& jobs, const PollJobArgs& a, mcp::RequestContext& ctx);
 
 }  // namespace kopt::tools

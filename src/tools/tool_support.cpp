@@ -1,7 +1,5 @@
 #include "tools/tool_support.h"
 
-#include <cmath>
-#include <cstdio>
 #include <mutex>
 
 #include "tools/tool_jobs.h"
@@ -111,26 +109,6 @@ mcp::ToolAnnotations campaignReadAnnotations() {
   a.readOnlyHint = true;
   a.openWorldHint = false;
   return a;
-}
-
-namespace {
-
-std::string num(const std::optional<double>& v, const char* fmt = "%.4g") {
-  if (!v || !std::isfinite(*v)) return "-";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, fmt, *v);
-  return buf;
-}
-
-}  // namespace
-
-std::string shapeTable(const std::vector<campaign::ShapeRow>& rows) {
-  std::string out = "shape | check | candidate | best | ratio | CI (%) | verdict\n";
-  for (const auto& r : rows) {
-    out += r.label + " | " + r.check + " | " + num(r.candidate) + " | " + num(r.best) + " | " + num(r.ratio, "%.4f") +
-           " | [" + num(r.ciLowPct, "%+.2f") + ", " + num(r.ciHighPct, "%+.2f") + "] | " + r.verdict + "\n";
-  }
-  return out;
 }
 
 }  // namespace kopt::tools

@@ -72,7 +72,4 @@ mcp::ToolAnnotations campaignWriteAnnotations();
 // The annotations of a tool that only reads the campaign's records: read-only, local only.
 mcp::ToolAnnotations campaignReadAnnotations();
 
-// "label  check  candidate  best  ratio  CI  verdict" lines for summaries.
-std::string shapeTable(const std::vector<campaign::ShapeRow>& rows);
-
 }  // namespace kopt::tools
