@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "campaign/engine.h"
 #include "campaign/engine_test_support.h"
@@ -338,16 +339,15 @@ TEST_CASE("engine: after a crash mid-measurement the next one takes a new tag an
 namespace kopt::campaign {
 namespace {
 
-// The local executor, except that bench runs after the first `keep` are lost the way a Slurm job
-// is when its node dies (exec::RunOutcome::Lost) while `losing` is set.
+// The local executor, except that a run is lost the way a Slurm job is when its node dies
+// (exec::RunOutcome::Lost) whenever `loses` says so of its command line.
 class NodeLossExecutor final : public exec::Executor {
  public:
-  NodeLossExecutor(std::shared_ptr<bool> losing, std::shared_ptr<int> keep)
-      : local_(exec::makeLocalExecutor()), losing_(std::move(losing)), keep_(std::move(keep)) {}
+  explicit NodeLossExecutor(std::function<bool(const std::string&)> loses)
+      : local_(exec::makeLocalExecutor()), loses_(std::move(loses)) {}
   std::string name() const override { return "node-loss"; }
   exec::RunResult run(const exec::CommandSpec& spec, const exec::RunObserver& observer) override {
-    const bool bench = util::join(spec.argv, " ").find("bench.py") != std::string::npos;
-    if (bench && *losing_ && (*keep_)-- <= 0) {
+    if (loses_(util::join(spec.argv, " "))) {
       exec::RunResult lost;
       lost.outcome = exec::RunOutcome::Lost;
       lost.error = "node n1 stopped answering: the job is lost, not measured";
@@ -358,8 +358,7 @@ class NodeLossExecutor final : public exec::Executor {
 
  private:
   std::unique_ptr<exec::Executor> local_;
-  std::shared_ptr<bool> losing_;
-  std::shared_ptr<int> keep_;
+  std::function<bool(const std::string&)> loses_;
 };
 
 int countEvents(const std::string& dir, const std::string& type) {
@@ -377,7 +376,12 @@ TEST_CASE("engine: a bench run lost by the cluster is an error and records nothi
   auto losing = std::make_shared<bool>(false);
   auto keep = std::make_shared<int>(0);
   EngineOptions options = ws.options();
-  options.executorFactory = [=](const Manifest&) { return std::make_unique<NodeLossExecutor>(losing, keep); };
+  // Bench runs after the first `keep` are lost while `losing` is set.
+  options.executorFactory = [=](const Manifest&) {
+    return std::make_unique<NodeLossExecutor>([=](const std::string& command) {
+      return command.find("bench.py") != std::string::npos && *losing && (*keep)-- <= 0;
+    });
+  };
   CampaignEngine engine(options);
   const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
@@ -405,37 +409,15 @@ TEST_CASE("engine: a bench run lost by the cluster is an error and records nothi
   CHECK(countEvents(dir, "bench_finished") == benchesBefore + 1);
 }
 
-namespace {
-
-// The local executor, except that the runs whose command line contains `lost` are lost by the
-// cluster while it is set.
-class CommandLossExecutor final : public exec::Executor {
- public:
-  explicit CommandLossExecutor(std::shared_ptr<std::string> lost)
-      : local_(exec::makeLocalExecutor()), lost_(std::move(lost)) {}
-  std::string name() const override { return "command-loss"; }
-  exec::RunResult run(const exec::CommandSpec& spec, const exec::RunObserver& observer) override {
-    if (!lost_->empty() && util::join(spec.argv, " ").find(*lost_) != std::string::npos) {
-      exec::RunResult r;
-      r.outcome = exec::RunOutcome::Lost;
-      r.error = "node n1 stopped answering: the job is lost";
-      return r;
-    }
-    return local_->run(spec, observer);
-  }
-
- private:
-  std::unique_ptr<exec::Executor> local_;
-  std::shared_ptr<std::string> lost_;
-};
-
-}  // namespace
-
 TEST_CASE("engine: a build or test run lost by the cluster is no failed build or test, in any tool (docs/slurm.md)") {
   FakeWorkspace ws;
   auto lost = std::make_shared<std::string>();
   EngineOptions options = ws.options();
-  options.executorFactory = [=](const Manifest&) { return std::make_unique<CommandLossExecutor>(lost); };
+  // The runs whose command line contains `*lost` are lost while it is set.
+  options.executorFactory = [=](const Manifest&) {
+    return std::make_unique<NodeLossExecutor>(
+        [=](const std::string& command) { return !lost->empty() && command.find(*lost) != std::string::npos; });
+  };
   CampaignEngine engine(options);
   const std::string dir = testing::fakeCampaignAtBaseline(engine);
   REQUIRE(engine.beginRound(hypothesis(dir)).ok());
