@@ -7,11 +7,17 @@
 #include <system_error>
 
 #include "campaign/baseline_shapes.h"
+#include "campaign/candidate_tree.h"
+#include "campaign/command_outcome.h"
+#include "campaign/command_run.h"
 #include "campaign/engine.h"
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_steps.h"
-#include "campaign/engine_support.h"
 #include "campaign/lineage/git_repo.h"
+#include "campaign/measured_record.h"
+#include "campaign/measurement_setup.h"
+#include "campaign/result_rows.h"
+#include "campaign/worktree_build.h"
 #include "measure/percent_format.h"
 #include "util/atomic_file.h"
 #include "util/sha256.h"

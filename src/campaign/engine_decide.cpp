@@ -11,13 +11,14 @@
 #include <set>
 #include <system_error>
 
+#include "campaign/candidate_tree.h"
 #include "campaign/engine.h"
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_steps.h"
-#include "campaign/engine_support.h"
 #include "campaign/lineage/git_process.h"
 #include "campaign/lineage/git_repo.h"
 #include "campaign/loop_policy.h"
+#include "campaign/measurement.h"
 #include "campaign/pending_decision.h"
 #include "util/sha256.h"
 #include "util/text.h"

@@ -7,7 +7,7 @@
 
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_session.h"
-#include "campaign/engine_support.h"
+#include "campaign/measured_record.h"
 #include "campaign/records/optimize_log.h"
 #include "campaign/records/round_json.h"
 #include "campaign/records/round_summary.h"

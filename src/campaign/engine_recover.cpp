@@ -5,7 +5,6 @@
 #include <system_error>
 
 #include "campaign/engine_steps.h"
-#include "campaign/engine_support.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 

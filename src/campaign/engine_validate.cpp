@@ -9,9 +9,13 @@
 #include <map>
 
 #include "campaign/campaign_peak.h"
+#include "campaign/candidate_tree.h"
+#include "campaign/command_outcome.h"
+#include "campaign/command_run.h"
 #include "campaign/engine.h"
 #include "campaign/engine_steps.h"
-#include "campaign/engine_support.h"
+#include "campaign/measurement_setup.h"
+#include "campaign/result_rows.h"
 #include "campaign/round_checks.h"
 #include "campaign/validation_looks.h"
 #include "campaign/validation_record.h"

@@ -78,7 +78,7 @@ struct BaselineRecorded {
   std::string manifestSha256;
   long long pairs = 0;
   long long aaSame = 0;
-  // The harness check (engine_support's harnessToJson), stored for the audit trail; only its
+  // The harness check (measurement_setup's harnessToJson), stored for the audit trail; only its
   // blocks_per_look is read back (harnessBlocksPerLook). null when no check ran.
   nlohmann::json harness;
   std::vector<std::string> aaBiasAlarm;

@@ -1,7 +1,8 @@
 #include "campaign/round_checks.h"
 
+#include "campaign/candidate_tree.h"
+#include "campaign/command_run.h"
 #include "campaign/engine_steps.h"
-#include "campaign/engine_support.h"
 #include "campaign/settings_diff.h"
 #include "util/atomic_file.h"
 #include "util/sha256.h"

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 
+#include "campaign/command_outcome.h"
 #include "campaign/engine_steps.h"
-#include "campaign/engine_support.h"
 #include "campaign/loop_policy.h"
+#include "campaign/measured_record.h"
+#include "campaign/measurement_setup.h"
+#include "campaign/worktree_build.h"
 #include "measure/percent_format.h"
 #include "util/text.h"
 

@@ -1,6 +1,6 @@
 #include "campaign/validation_record.h"
 
-#include "campaign/engine_support.h"
+#include "campaign/measured_record.h"
 #include "util/atomic_file.h"
 
 namespace kopt::campaign {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "campaign/engine_support.h"
+#include "campaign/result_rows.h"
 
 namespace kopt::campaign {
 
