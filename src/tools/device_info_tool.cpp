@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "device/device_report.h"
+#include "tools/tool_texts.h"
 
 namespace kopt::tools {
 
@@ -113,14 +114,10 @@ mcp::ToolSpec makeDeviceInfoTool(DeviceInfoToolOptions options) {
   if (options.cacheFile.empty()) options.cacheFile = device::defaultCeilingCachePath();
 
   mcp::ToolSpec tool;
-  tool.name = "device_info";
-  tool.title = "GPU device info";
-  tool.description =
-      "What GPU this machine has: name, arch (sm_90, gfx942, ...), compute units, clocks, memory size, bus "
-      "width and bandwidth; the product it was identified as from name and memory size (identified_as: an "
-      "sm_90 with 141 GB is an H200, not an H100); the datasheet peak (bf16/fp8 TFLOPS, HBM GB/s, from a versioned table); and the "
-      "ceilings measured here (device copy GB/s, vendor-library bf16 matmul TFLOPS), cached per machine. "
-      "With no GPU, present is false and reason says why. Pass measure_ceilings=true once per machine.";
+  const ToolText text = toolText("device_info");
+  tool.name = text.name;
+  tool.title = text.title;
+  tool.description = text.description;
   tool.inputSchema = inputSchema();
   tool.outputSchema = deviceInfoOutputSchema();
   tool.annotations.readOnlyHint = false;  // measuring writes the per-machine cache

@@ -9,6 +9,7 @@
 #include "measure/bench_table.h"
 #include "measure/frozen_schema.h"
 #include "measure/scoring.h"
+#include "tools/tool_texts.h"
 
 namespace kopt::tools {
 
@@ -184,13 +185,10 @@ json parseBenchCsvOutputSchema() {
 
 mcp::ToolSpec makeParseBenchCsvTool(ParseBenchCsvOptions options) {
   mcp::ToolSpec tool;
-  tool.name = "parse_bench_csv";
-  tool.title = "Parse a benchmark CSV";
-  tool.description =
-      "Reads a frozen-schema benchmark CSV and returns rows (label, shape, check, metrics, metrics_stddev_pct), "
-      "all_pass, and the aggregate (geomean over PASS shapes) per primary metric, like the turbo helper; plus "
-      "schema_check (byte-for-byte against a frozen header) and shape_check (missing / extra / reordered "
-      "labels). Informational: kopt never decides from a CSV the agent points at.";
+  const ToolText text = toolText("parse_bench_csv");
+  tool.name = text.name;
+  tool.title = text.title;
+  tool.description = text.description;
   tool.inputSchema = inputSchema();
   tool.outputSchema = parseBenchCsvOutputSchema();
   tool.annotations.readOnlyHint = true;

@@ -12,7 +12,7 @@ struct Words {
   const char* description;
 };
 
-// In the order of the loop (catalog.cpp registers them so), then the queries.
+// In the order of the loop (catalog.cpp registers them so), then the queries and the tools beside.
 const Words kWords[] = {
     {"define_target", "Define the optimization target",
      "DEFINE_TARGET: define a kernel-optimization campaign. Give the git repository holding the kernel (repo_path) "
@@ -135,6 +135,19 @@ const Words kWords[] = {
      "holds the tool's own structured result (an isError result is returned as an error, with the tool's text). "
      "cancel: true stops it. Poll in windows of at most 15 minutes; two windows without progress mean a hang. "
      "After a server restart jobs are gone: campaign_status says where the campaign stands."},
+    // The tools beside the campaign loop.
+    {"parse_bench_csv", "Parse a benchmark CSV",
+     "Reads a frozen-schema benchmark CSV and returns rows (label, shape, check, metrics, metrics_stddev_pct), "
+     "all_pass, and the aggregate (geomean over PASS shapes) per primary metric, like the turbo helper; plus "
+     "schema_check (byte-for-byte against a frozen header) and shape_check (missing / extra / reordered "
+     "labels). Informational: kopt never decides from a CSV the agent points at."},
+    {"device_info", "GPU device info",
+     "What GPU this machine has: name, arch (sm_90, gfx942, ...), compute units, clocks, memory size, bus "
+     "width and bandwidth; the product it was identified as from name and memory size (identified_as: an "
+     "sm_90 with 141 GB is an H200, not an H100); the datasheet peak (bf16/fp8 TFLOPS, HBM GB/s, from a "
+     "versioned table); and the "
+     "ceilings measured here (device copy GB/s, vendor-library bf16 matmul TFLOPS), cached per machine. "
+     "With no GPU, present is false and reason says why. Pass measure_ceilings=true once per machine."},
 };
 
 }  // namespace

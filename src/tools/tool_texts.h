@@ -1,5 +1,5 @@
 #pragma once
-// The words each campaign tool shows the agent in tools/list: its name, a title for people and
+// The words each tool shows the agent in tools/list: its name, a title for people and
 // the description the agent plans by (which phase it belongs to, what it changes, what comes
 // next). They live in one table, apart from the adapters, so the whole loop can be read and
 // reviewed as one text and an adapter keeps only its wiring.
