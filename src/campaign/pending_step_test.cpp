@@ -27,8 +27,9 @@ std::string decodeError(const std::string& step, const json& detail) {
 }  // namespace
 
 TEST_CASE("pending step: state.json written before the step was typed reads and writes back byte for byte") {
-  for (const auto& [what, text] : testing::stateFilesWrittenBeforeTypedSteps()) {
-    CAPTURE(what);
+  for (const auto& file : testing::stateFilesWrittenBeforeTypedSteps()) {
+    const std::string& text = file.second;
+    CAPTURE(file.first);
     auto loaded = campaignStateFromJson(json::parse(text));
     REQUIRE_MESSAGE(std::holds_alternative<CampaignState>(loaded), std::get<std::string>(loaded));
     const CampaignState& s = std::get<CampaignState>(loaded);
