@@ -12,6 +12,73 @@ namespace kopt::campaign::testing {
 
 // (what was in flight, state.json's text)
 inline const std::vector<std::pair<std::string, std::string>>& stateFilesWrittenBeforeTypedSteps() {
+  // The frozen-files list is the same in every file but the first (an older campaign's): spelled once.
+  static const std::string frozen = R"state("frozen": [
+    {
+      "kind": "file",
+      "name": "manifest.yaml",
+      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
+      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
+    },
+    {
+      "kind": "file",
+      "name": "bench.py",
+      "path": "bench.py",
+      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
+    },
+    {
+      "kind": "file",
+      "name": "build.py",
+      "path": "build.py",
+      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
+    },
+    {
+      "kind": "file",
+      "name": "test.py",
+      "path": "test.py",
+      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
+    },
+    {
+      "kind": "text",
+      "name": "repository outside the kernel sources",
+      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
+    },
+    {
+      "kind": "text",
+      "name": "schema header",
+      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
+    },
+    {
+      "kind": "text",
+      "name": "shape list",
+      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
+    },
+    {
+      "kind": "text",
+      "name": "representative shapes",
+      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
+    },
+    {
+      "kind": "text",
+      "name": "test_command",
+      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
+    },
+    {
+      "kind": "text",
+      "name": "benchmark_command",
+      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
+    },
+    {
+      "kind": "text",
+      "name": "quick_command",
+      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
+    },
+    {
+      "kind": "text",
+      "name": "build_command",
+      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
+    }
+  ])state";
   static const std::vector<std::pair<std::string, std::string>> files = {
       {"run_baseline's measurement (a state.json copied verbatim from a campaign)",
        R"state({
@@ -42,78 +109,13 @@ inline const std::vector<std::pair<std::string, std::string>>& stateFilesWritten
 }
 )state"},
       {"a build of round-2",
-       R"state({
+       std::string(R"state({
   "baseline_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_round": 1,
   "confirmed_by": "tester",
   "consecutive_rollbacks": 0,
-  "frozen": [
-    {
-      "kind": "file",
-      "name": "manifest.yaml",
-      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
-      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
-    },
-    {
-      "kind": "file",
-      "name": "bench.py",
-      "path": "bench.py",
-      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
-    },
-    {
-      "kind": "file",
-      "name": "build.py",
-      "path": "build.py",
-      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
-    },
-    {
-      "kind": "file",
-      "name": "test.py",
-      "path": "test.py",
-      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
-    },
-    {
-      "kind": "text",
-      "name": "repository outside the kernel sources",
-      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
-    },
-    {
-      "kind": "text",
-      "name": "schema header",
-      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
-    },
-    {
-      "kind": "text",
-      "name": "shape list",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "representative shapes",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "test_command",
-      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
-    },
-    {
-      "kind": "text",
-      "name": "benchmark_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "quick_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "build_command",
-      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
-    }
-  ],
+  )state") + frozen + R"state(,
   "last_round": 2,
   "ledger_seq": 7,
   "open_round": {
@@ -137,78 +139,13 @@ inline const std::vector<std::pair<std::string, std::string>>& stateFilesWritten
 }
 )state"},
       {"its tests",
-       R"state({
+       std::string(R"state({
   "baseline_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_round": 1,
   "confirmed_by": "tester",
   "consecutive_rollbacks": 0,
-  "frozen": [
-    {
-      "kind": "file",
-      "name": "manifest.yaml",
-      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
-      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
-    },
-    {
-      "kind": "file",
-      "name": "bench.py",
-      "path": "bench.py",
-      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
-    },
-    {
-      "kind": "file",
-      "name": "build.py",
-      "path": "build.py",
-      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
-    },
-    {
-      "kind": "file",
-      "name": "test.py",
-      "path": "test.py",
-      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
-    },
-    {
-      "kind": "text",
-      "name": "repository outside the kernel sources",
-      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
-    },
-    {
-      "kind": "text",
-      "name": "schema header",
-      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
-    },
-    {
-      "kind": "text",
-      "name": "shape list",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "representative shapes",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "test_command",
-      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
-    },
-    {
-      "kind": "text",
-      "name": "benchmark_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "quick_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "build_command",
-      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
-    }
-  ],
+  )state") + frozen + R"state(,
   "last_round": 2,
   "ledger_seq": 8,
   "open_round": {
@@ -232,78 +169,13 @@ inline const std::vector<std::pair<std::string, std::string>>& stateFilesWritten
 }
 )state"},
       {"a quick bench",
-       R"state({
+       std::string(R"state({
   "baseline_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_round": 1,
   "confirmed_by": "tester",
   "consecutive_rollbacks": 0,
-  "frozen": [
-    {
-      "kind": "file",
-      "name": "manifest.yaml",
-      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
-      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
-    },
-    {
-      "kind": "file",
-      "name": "bench.py",
-      "path": "bench.py",
-      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
-    },
-    {
-      "kind": "file",
-      "name": "build.py",
-      "path": "build.py",
-      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
-    },
-    {
-      "kind": "file",
-      "name": "test.py",
-      "path": "test.py",
-      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
-    },
-    {
-      "kind": "text",
-      "name": "repository outside the kernel sources",
-      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
-    },
-    {
-      "kind": "text",
-      "name": "schema header",
-      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
-    },
-    {
-      "kind": "text",
-      "name": "shape list",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "representative shapes",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "test_command",
-      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
-    },
-    {
-      "kind": "text",
-      "name": "benchmark_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "quick_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "build_command",
-      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
-    }
-  ],
+  )state") + frozen + R"state(,
   "last_round": 2,
   "ledger_seq": 9,
   "open_round": {
@@ -328,78 +200,13 @@ inline const std::vector<std::pair<std::string, std::string>>& stateFilesWritten
 }
 )state"},
       {"validate_round's measurement",
-       R"state({
+       std::string(R"state({
   "baseline_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_round": 1,
   "confirmed_by": "tester",
   "consecutive_rollbacks": 0,
-  "frozen": [
-    {
-      "kind": "file",
-      "name": "manifest.yaml",
-      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
-      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
-    },
-    {
-      "kind": "file",
-      "name": "bench.py",
-      "path": "bench.py",
-      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
-    },
-    {
-      "kind": "file",
-      "name": "build.py",
-      "path": "build.py",
-      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
-    },
-    {
-      "kind": "file",
-      "name": "test.py",
-      "path": "test.py",
-      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
-    },
-    {
-      "kind": "text",
-      "name": "repository outside the kernel sources",
-      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
-    },
-    {
-      "kind": "text",
-      "name": "schema header",
-      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
-    },
-    {
-      "kind": "text",
-      "name": "shape list",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "representative shapes",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "test_command",
-      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
-    },
-    {
-      "kind": "text",
-      "name": "benchmark_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "quick_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "build_command",
-      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
-    }
-  ],
+  )state") + frozen + R"state(,
   "last_round": 2,
   "ledger_seq": 10,
   "open_round": {
@@ -424,78 +231,13 @@ inline const std::vector<std::pair<std::string, std::string>>& stateFilesWritten
 }
 )state"},
       {"an accept, before anything changed",
-       R"state({
+       std::string(R"state({
   "baseline_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_round": 1,
   "confirmed_by": "tester",
   "consecutive_rollbacks": 0,
-  "frozen": [
-    {
-      "kind": "file",
-      "name": "manifest.yaml",
-      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
-      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
-    },
-    {
-      "kind": "file",
-      "name": "bench.py",
-      "path": "bench.py",
-      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
-    },
-    {
-      "kind": "file",
-      "name": "build.py",
-      "path": "build.py",
-      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
-    },
-    {
-      "kind": "file",
-      "name": "test.py",
-      "path": "test.py",
-      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
-    },
-    {
-      "kind": "text",
-      "name": "repository outside the kernel sources",
-      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
-    },
-    {
-      "kind": "text",
-      "name": "schema header",
-      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
-    },
-    {
-      "kind": "text",
-      "name": "shape list",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "representative shapes",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "test_command",
-      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
-    },
-    {
-      "kind": "text",
-      "name": "benchmark_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "quick_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "build_command",
-      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
-    }
-  ],
+  )state") + frozen + R"state(,
   "last_round": 2,
   "ledger_seq": 11,
   "open_round": {
@@ -739,78 +481,13 @@ inline const std::vector<std::pair<std::string, std::string>>& stateFilesWritten
 }
 )state"},
       {"an accept, after its snapshot",
-       R"state({
+       std::string(R"state({
   "baseline_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_round": 1,
   "confirmed_by": "tester",
   "consecutive_rollbacks": 0,
-  "frozen": [
-    {
-      "kind": "file",
-      "name": "manifest.yaml",
-      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
-      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
-    },
-    {
-      "kind": "file",
-      "name": "bench.py",
-      "path": "bench.py",
-      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
-    },
-    {
-      "kind": "file",
-      "name": "build.py",
-      "path": "build.py",
-      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
-    },
-    {
-      "kind": "file",
-      "name": "test.py",
-      "path": "test.py",
-      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
-    },
-    {
-      "kind": "text",
-      "name": "repository outside the kernel sources",
-      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
-    },
-    {
-      "kind": "text",
-      "name": "schema header",
-      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
-    },
-    {
-      "kind": "text",
-      "name": "shape list",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "representative shapes",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "test_command",
-      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
-    },
-    {
-      "kind": "text",
-      "name": "benchmark_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "quick_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "build_command",
-      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
-    }
-  ],
+  )state") + frozen + R"state(,
   "last_round": 2,
   "ledger_seq": 11,
   "open_round": {
@@ -1055,78 +732,13 @@ inline const std::vector<std::pair<std::string, std::string>>& stateFilesWritten
 }
 )state"},
       {"an accept, after its commit",
-       R"state({
+       std::string(R"state({
   "baseline_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_round": 1,
   "confirmed_by": "tester",
   "consecutive_rollbacks": 0,
-  "frozen": [
-    {
-      "kind": "file",
-      "name": "manifest.yaml",
-      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
-      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
-    },
-    {
-      "kind": "file",
-      "name": "bench.py",
-      "path": "bench.py",
-      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
-    },
-    {
-      "kind": "file",
-      "name": "build.py",
-      "path": "build.py",
-      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
-    },
-    {
-      "kind": "file",
-      "name": "test.py",
-      "path": "test.py",
-      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
-    },
-    {
-      "kind": "text",
-      "name": "repository outside the kernel sources",
-      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
-    },
-    {
-      "kind": "text",
-      "name": "schema header",
-      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
-    },
-    {
-      "kind": "text",
-      "name": "shape list",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "representative shapes",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "test_command",
-      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
-    },
-    {
-      "kind": "text",
-      "name": "benchmark_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "quick_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "build_command",
-      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
-    }
-  ],
+  )state") + frozen + R"state(,
   "last_round": 2,
   "ledger_seq": 11,
   "open_round": {
@@ -1376,78 +988,13 @@ inline const std::vector<std::pair<std::string, std::string>>& stateFilesWritten
 }
 )state"},
       {"a rollback, after its restore",
-       R"state({
+       std::string(R"state({
   "baseline_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_commit": "29768acbae3789b12347b0f5275f02dc13fcd939",
   "best_round": 2,
   "confirmed_by": "tester",
   "consecutive_rollbacks": 0,
-  "frozen": [
-    {
-      "kind": "file",
-      "name": "manifest.yaml",
-      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
-      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
-    },
-    {
-      "kind": "file",
-      "name": "bench.py",
-      "path": "bench.py",
-      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
-    },
-    {
-      "kind": "file",
-      "name": "build.py",
-      "path": "build.py",
-      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
-    },
-    {
-      "kind": "file",
-      "name": "test.py",
-      "path": "test.py",
-      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
-    },
-    {
-      "kind": "text",
-      "name": "repository outside the kernel sources",
-      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
-    },
-    {
-      "kind": "text",
-      "name": "schema header",
-      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
-    },
-    {
-      "kind": "text",
-      "name": "shape list",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "representative shapes",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "test_command",
-      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
-    },
-    {
-      "kind": "text",
-      "name": "benchmark_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "quick_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "build_command",
-      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
-    }
-  ],
+  )state") + frozen + R"state(,
   "last_round": 3,
   "ledger_seq": 19,
   "open_round": {
@@ -1703,78 +1250,13 @@ inline const std::vector<std::pair<std::string, std::string>>& stateFilesWritten
 }
 )state"},
       {"the final acceptance's measurement",
-       R"state({
+       std::string(R"state({
   "baseline_commit": "2edfac171d104a70b31ea16bc9571d6a7a106d21",
   "best_commit": "29768acbae3789b12347b0f5275f02dc13fcd939",
   "best_round": 2,
   "confirmed_by": "tester",
   "consecutive_rollbacks": 1,
-  "frozen": [
-    {
-      "kind": "file",
-      "name": "manifest.yaml",
-      "path": "/tmp/kopt-engine-y4Ov2Z/repo/.kopt/campaigns/fake_gemm_cpu_cpu_20260412/manifest.yaml",
-      "sha256": "6f2eadb52226d111be083e2cced0c42e9e05b1a5188d7798d612b08336865041"
-    },
-    {
-      "kind": "file",
-      "name": "bench.py",
-      "path": "bench.py",
-      "sha256": "883548c776372e39da5e70157128cf6bad05a1c18784b2134eb0ff02ed25ba91"
-    },
-    {
-      "kind": "file",
-      "name": "build.py",
-      "path": "build.py",
-      "sha256": "28954181e8ac67767f63c7b47035e866969ffa573a10728038ce90d37b4c7902"
-    },
-    {
-      "kind": "file",
-      "name": "test.py",
-      "path": "test.py",
-      "sha256": "77ff0e72ffa26c587c42aa28b99894f110e88dd9a26234ab623b18f1089ab81f"
-    },
-    {
-      "kind": "text",
-      "name": "repository outside the kernel sources",
-      "sha256": "a2427c2c236056c744067daa14132df82ada1e3606aece3a0d59e8e695fec348"
-    },
-    {
-      "kind": "text",
-      "name": "schema header",
-      "sha256": "b46f2be572f42db608cfc5608d2b92fd87cef30f7004138413d0791f28fa0814"
-    },
-    {
-      "kind": "text",
-      "name": "shape list",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "representative shapes",
-      "sha256": "fa42ceecb5a1440dab0446b13ede1c958c8c4fd6b39e4d0d8a0f39ee16926c02"
-    },
-    {
-      "kind": "text",
-      "name": "test_command",
-      "sha256": "be24554453966bfa829b9ef900b665842ff50d927063d92c4c46c3d2ee5c4e5f"
-    },
-    {
-      "kind": "text",
-      "name": "benchmark_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "quick_command",
-      "sha256": "6861cffc7d91fbeee53c5e424632eda2f9214067bd964a6a4e67a1e8ab6de8ca"
-    },
-    {
-      "kind": "text",
-      "name": "build_command",
-      "sha256": "57685d26fa0c71a3c0a832d71e3fcbff032ebc3b78d9b55b1d3500f9a4876624"
-    }
-  ],
+  )state") + frozen + R"state(,
   "last_round": 3,
   "ledger_seq": 23,
   "open_round": null,
