@@ -3,7 +3,10 @@
 GPU, before a campaign spends rounds on them: each knob moved alone from the file's value, every
 variant checked against the reference once per shape, then timed with triton.testing.do_bench (its
 own L2 clearing between calls). It only ranks candidates for a campaign's rounds; the campaign's
-verdicts are kopt's (the persistent workers and the gate), not these numbers.
+verdicts are kopt's (the persistent workers and the gate), not these numbers. Trust it for knobs
+that break or collapse a shape, not for gains: on the H200 (2026-12-03, docs/gpu-validation.md,
+eleventh session) it read +17 % and +13 % for two knobs kopt then measured as no change at all
+(one a forward knob, which cannot move the backward it was ranked on).
 
     python3 tools/gpu/triton_knob_sweep.py --out DIR [--pick-rounds FILE]
 
