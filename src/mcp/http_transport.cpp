@@ -387,8 +387,14 @@ struct HttpTransport::Impl {
 
   // The body of a POST, read here and capped while it arrives: cpp-httplib checks its own limit
   // against Content-Length only, and buffered a chunked body whole (100 MB, then a 400) before.
-  // False with the answer set (413, 415 or 400); the connection then closes, since the rest of the
-  // body was never read.
+  // False with the answer set (413, 415 or 400); the connection then closes.
+  //
+  // A body a little over the cap is still read to its end and thrown away (at most
+  // kDrainBeyondCap more bytes): a server that closes with unread bytes in its receive buffer makes
+  // the kernel send a reset, and the client then loses the 413 it was about to read (seen as a
+  // failed POST under load). Anything larger is cut off where it stands.
+  static constexpr std::size_t kDrainBeyondCap = 64 * 1024;
+
   bool readCappedBody(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read,
                       std::string& body) {
     auto refuse = [&res](int status, const std::string& message) {
@@ -400,16 +406,23 @@ struct HttpTransport::Impl {
       return refuse(415, "Unsupported Media Type: POST needs Content-Type: application/json");
     }
     const std::size_t cap = options.maxBodyBytes;
-    bool tooLarge = req.has_header("Content-Length") &&
-                    std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > cap;
-    const bool complete = !tooLarge && read([&](const char* data, std::size_t length) {
-      if (body.size() + length > cap) {
-        tooLarge = true;
-        return false;
-      }
-      body.append(data, length);
-      return true;
-    });
+    const std::size_t drainLimit = cap + kDrainBeyondCap;
+    const bool declared = req.has_header("Content-Length");
+    const unsigned long long declaredLength =
+        declared ? std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) : 0;
+    bool tooLarge = declared && declaredLength > cap;
+    std::size_t seen = 0;
+    const bool complete = (!declared || declaredLength <= drainLimit) &&
+                          read([&](const char* data, std::size_t length) {
+                            seen += length;
+                            if (tooLarge || body.size() + length > cap) {
+                              tooLarge = true;
+                              body.clear();
+                              return seen <= drainLimit;
+                            }
+                            body.append(data, length);
+                            return true;
+                          });
     if (tooLarge) {
       return refuse(413, "Payload Too Large: one message is at most " + std::to_string(cap) + " bytes");
     }

@@ -226,6 +226,36 @@ TEST_CASE("HTTP: a chunked body is capped while it arrives (413), and the server
   CHECK(small->status == 200);
 }
 
+TEST_CASE("HTTP: a body declared far over the cap is refused from its head, without waiting for it") {
+  HttpOptions options;
+  options.maxBodyBytes = 1024;
+  Running server(options);
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(server.port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  // 10 MiB declared, none of it sent: a server that drained what it refuses would wait here for
+  // the body (and answer 400 after its read limit), not 413.
+  const std::string head =
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\n"
+      "Content-Type: application/json\r\nContent-Length: 10485760\r\n\r\n";
+  REQUIRE(::send(fd, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size()));
+  std::string got;
+  // Reads until the server closes; the 60 s poll bound only keeps a broken server from hanging.
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    REQUIRE(::poll(&p, 1, 60000) > 0);
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  CHECK(got.rfind("HTTP/1.1 413", 0) == 0);
+  ::close(fd);
+}
+
 namespace {
 // TCP_NODELAY of the server's accepted sockets for `port` in this process (the test's server).
 std::vector<int> serverSideNoDelay(int port) {
