@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Acceptance 1 of issue 3: a whole campaign on the bundled CPU GEMM, driven by a scripted agent
+# A whole campaign on the bundled CPU GEMM, driven by a scripted agent
 # through the official TypeScript SDK over stdio (tests/e2e/campaign_agent.mjs): baseline, an
 # accepted round, a regressing round reverted, a correctness-breaking round reverted, a
 # noise-level round re-measured, termination, final acceptance, report; the git history and every

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Acceptance 3 of issue 3: kill -9 at ten points of a round, restart, finish the campaign, and
+# kill -9 at ten points of a round, restart, finish the campaign, and
 # compare every record with an uninterrupted run (time stamps and measured numbers aside).
 #
 # Each tool call is one `kopt call` process (a server that lives for one call). In the crashing

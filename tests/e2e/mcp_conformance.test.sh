@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Acceptance 1 of issue 2: the official MCP conformance suite (0.1.16, pinned in package.json)
+# The official MCP conformance suite (0.1.16, pinned in package.json)
 # passes all 30 active server scenarios against `kopt serve --http --conformance-fixtures`, with no
 # expected-failures file. Sampling and elicitation go through the suite's client over SSE.
 source "$(dirname "$0")/lib/common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Deeply nested JSON (issue 13, item 1): 150,000 nested arrays in one message overflowed the
+# Deeply nested JSON (docs/robustness.md, item 1): 150,000 nested arrays in one message overflowed the
 # server's stack (SIGSEGV) over stdio, and over HTTP one unauthenticated POST killed every
 # session. kopt answers -32700 and keeps serving, on both transports.
 source "$(dirname "$0")/lib/common.sh"

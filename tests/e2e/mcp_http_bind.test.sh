@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A non-loopback bind needs a token (issue 13, item 2): `--http 0.0.0.0` started without one and
+# A non-loopback bind needs a token (docs/robustness.md, item 2): `--http 0.0.0.0` started without one and
 # without a warning, and the Origin check cannot protect it (the caller sets Origin and Host).
 source "$(dirname "$0")/lib/common.sh"
 

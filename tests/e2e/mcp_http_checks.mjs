@@ -1,4 +1,4 @@
-// Acceptance 4 of issue 2, run by mcp_http.test.sh: Streamable HTTP security and session rules,
+// Run by mcp_http.test.sh: Streamable HTTP security and session rules,
 // checked with raw HTTP requests (node:http, so Host can be forged):
 // foreign Origin/Host -> 403; missing/wrong bearer token -> 401; unknown session -> 404;
 // DELETE then reuse -> 404; unsupported MCP-Protocol-Version -> 400; HEAD/PUT -> 405;

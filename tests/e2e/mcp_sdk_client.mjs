@@ -1,4 +1,4 @@
-// Acceptance 2 of issue 2, run once per transport by mcp_sdk_client.test.sh:
+// Run once per transport by mcp_sdk_client.test.sh:
 //   node mcp_sdk_client.mjs stdio|http
 // The official TypeScript SDK client lists tools, calls one with progress, cancels a long one
 // (the server stops it: its cancellation ledger counts it; no response arrives for it), and checks

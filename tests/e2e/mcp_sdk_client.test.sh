@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Acceptance 2 of issue 2: the official TypeScript SDK client (pinned) against kopt over stdio and
+# The official TypeScript SDK client (pinned) against kopt over stdio and
 # over Streamable HTTP: tools/list, a call with progress, a cancelled long call, structuredContent
 # checked against the declared outputSchema.
 source "$(dirname "$0")/lib/common.sh"

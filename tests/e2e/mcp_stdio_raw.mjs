@@ -1,4 +1,4 @@
-// Acceptance 3 of issue 2: raw stdio checks with stdin held open. Every stdout line must parse as
+// Raw stdio checks with stdin held open. Every stdout line must parse as
 // JSON; garbage, half lines, a 5 MB message, an oversized line, invalid UTF-8, unknown methods and
 // bad ids each get the right error, and a ping after each proves the server keeps serving.
 // Responses are read line by line: the test waits for lines, never for time.
