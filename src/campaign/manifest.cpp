@@ -4,17 +4,14 @@
 
 #include <regex>
 
+#include "util/name_table.h"
 #include "util/text.h"
 
 namespace kopt::campaign {
 
 namespace {
 
-struct BackendName {
-  Backend backend;
-  const char* name;
-};
-constexpr BackendName kBackends[] = {
+constexpr util::EnumName<Backend> kBackends[] = {
     {Backend::Triton, "TRITON"}, {Backend::CK, "CK"},     {Backend::HipBlasLt, "HIPBLASLT"},
     {Backend::Turbo, "TURBO"},   {Backend::Hip, "HIP"},   {Backend::Cuda, "CUDA"},
     {Backend::Cpu, "CPU"},
@@ -38,19 +35,10 @@ const std::regex& archPattern() {
 
 }  // namespace
 
-const char* toString(Backend b) {
-  for (const auto& n : kBackends) {
-    if (n.backend == b) return n.name;
-  }
-  return "UNKNOWN";
-}
+const char* toString(Backend b) { return util::nameIn(kBackends, b, "UNKNOWN"); }
 
 std::optional<Backend> backendFromString(std::string_view text) {
-  std::string upper = util::toUpper(util::trim(text));
-  for (const auto& n : kBackends) {
-    if (upper == n.name) return n.backend;
-  }
-  return std::nullopt;
+  return util::valueNamed(kBackends, util::toUpper(util::trim(text)));
 }
 
 std::string backendLower(Backend b) { return util::toLower(toString(b)); }

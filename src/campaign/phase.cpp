@@ -2,14 +2,12 @@
 
 #include <string>
 
+#include "util/name_table.h"
+
 namespace kopt::campaign {
 
 namespace {
-struct PhaseName {
-  Phase phase;
-  const char* name;
-};
-constexpr PhaseName kPhaseNames[] = {
+constexpr util::EnumName<Phase> kPhaseNames[] = {
     {Phase::DefineTarget, "DEFINE_TARGET"},
     {Phase::PrepareEnvironment, "PREPARE_ENVIRONMENT"},
     {Phase::ReadHistoricalTips, "READ_HISTORICAL_TIPS"},
@@ -22,24 +20,14 @@ constexpr PhaseName kPhaseNames[] = {
 };
 }  // namespace
 
-const char* toString(Phase phase) {
-  for (const auto& p : kPhaseNames) {
-    if (p.phase == phase) return p.name;
-  }
-  return "UNKNOWN";
-}
+const char* toString(Phase phase) { return util::nameIn(kPhaseNames, phase, "UNKNOWN"); }
 
-std::optional<Phase> phaseFromString(std::string_view text) {
-  for (const auto& p : kPhaseNames) {
-    if (text == p.name) return p.phase;
-  }
-  return std::nullopt;
-}
+std::optional<Phase> phaseFromString(std::string_view text) { return util::valueNamed(kPhaseNames, text); }
 
 const std::vector<Phase>& allPhases() {
   static const std::vector<Phase> phases = [] {
     std::vector<Phase> v;
-    for (const auto& p : kPhaseNames) v.push_back(p.phase);
+    for (const auto& p : kPhaseNames) v.push_back(p.value);
     return v;
   }();
   return phases;

@@ -1,86 +1,58 @@
 #include "campaign/round_vocabulary.h"
 
-#include <cstddef>
-
+#include "util/name_table.h"
 #include "util/text.h"
 
 namespace kopt::campaign {
 
-const char* toString(RoundStatus s) {
-  switch (s) {
-    case RoundStatus::Baseline: return "BASELINE";
-    case RoundStatus::Accepted: return "ACCEPTED";
-    case RoundStatus::AcceptedWithNote: return "ACCEPTED WITH NOTE";
-    case RoundStatus::RolledBack: return "ROLLED BACK";
-  }
-  return "?";
-}
+namespace {
+constexpr util::EnumName<RoundStatus> kRoundStatusNames[] = {
+    {RoundStatus::Baseline, "BASELINE"},
+    {RoundStatus::Accepted, "ACCEPTED"},
+    {RoundStatus::AcceptedWithNote, "ACCEPTED WITH NOTE"},
+    {RoundStatus::RolledBack, "ROLLED BACK"},
+};
+constexpr util::EnumName<Rule11Bucket> kBucketNames[] = {
+    {Rule11Bucket::K1, "K1"}, {Rule11Bucket::K2, "K2"}, {Rule11Bucket::K3, "K3"}, {Rule11Bucket::K4, "K4"},
+    {Rule11Bucket::W1, "W1"}, {Rule11Bucket::W2, "W2"}, {Rule11Bucket::W3, "W3"},
+};
+constexpr util::EnumName<Rule11Bucket> kBucketMeanings[] = {
+    {Rule11Bucket::K1, "kernel-internal"},
+    {Rule11Bucket::K2, "layout variants"},
+    {Rule11Bucket::K3, "single-launch fusion"},
+    {Rule11Bucket::K4, "same-call data flow"},
+    {Rule11Bucket::W1, "weight cache keyed on id(weight)+_version (gain bounded)"},
+    {Rule11Bucket::W2, "cache keyed on activation/grad identity (forbidden)"},
+    {Rule11Bucket::W3, "generic memoization around forward/backward (forbidden)"},
+};
+constexpr util::EnumName<TransferDecision> kTransferDecisionNames[] = {
+    {TransferDecision::None, "-"},
+    {TransferDecision::AcceptAsReal, "ACCEPT-as-real"},
+    {TransferDecision::AcceptWithAsterisk, "ACCEPT-with-asterisk"},
+    {TransferDecision::RejectAsOverfit, "REJECT-as-overfit"},
+};
+}  // namespace
+
+const char* toString(RoundStatus s) { return util::nameIn(kRoundStatusNames, s, "?"); }
 
 bool isAccepted(RoundStatus s) { return s == RoundStatus::Accepted || s == RoundStatus::AcceptedWithNote; }
 
-const char* toString(Rule11Bucket b) {
-  switch (b) {
-    case Rule11Bucket::K1: return "K1";
-    case Rule11Bucket::K2: return "K2";
-    case Rule11Bucket::K3: return "K3";
-    case Rule11Bucket::K4: return "K4";
-    case Rule11Bucket::W1: return "W1";
-    case Rule11Bucket::W2: return "W2";
-    case Rule11Bucket::W3: return "W3";
-  }
-  return "?";
-}
+const char* toString(Rule11Bucket b) { return util::nameIn(kBucketNames, b, "?"); }
 
 std::string bucketCell(const std::optional<Rule11Bucket>& b) { return b ? toString(*b) : "-"; }
 
 std::optional<Rule11Bucket> rule11BucketFromString(const std::string& text) {
-  std::string t = util::toUpper(util::trim(text));
-  for (Rule11Bucket b : {Rule11Bucket::K1, Rule11Bucket::K2, Rule11Bucket::K3, Rule11Bucket::K4,
-                         Rule11Bucket::W1, Rule11Bucket::W2, Rule11Bucket::W3}) {
-    if (t == toString(b)) return b;
-  }
-  return std::nullopt;
+  return util::valueNamed(kBucketNames, util::toUpper(util::trim(text)));
 }
 
 bool isAllowed(Rule11Bucket b) { return b != Rule11Bucket::W2 && b != Rule11Bucket::W3; }
 
-const char* describe(Rule11Bucket b) {
-  switch (b) {
-    case Rule11Bucket::K1: return "kernel-internal";
-    case Rule11Bucket::K2: return "layout variants";
-    case Rule11Bucket::K3: return "single-launch fusion";
-    case Rule11Bucket::K4: return "same-call data flow";
-    case Rule11Bucket::W1: return "weight cache keyed on id(weight)+_version (gain bounded)";
-    case Rule11Bucket::W2: return "cache keyed on activation/grad identity (forbidden)";
-    case Rule11Bucket::W3: return "generic memoization around forward/backward (forbidden)";
-  }
-  return "?";
-}
+const char* describe(Rule11Bucket b) { return util::nameIn(kBucketMeanings, b, "?"); }
 
-namespace {
-// The value of `all` whose toString is `text`: parsing reads the same name table as printing.
-template <typename Enum, std::size_t N>
-std::optional<Enum> byName(const std::string& text, const Enum (&all)[N]) {
-  for (Enum e : all) {
-    if (text == toString(e)) return e;
-  }
-  return std::nullopt;
-}
-}  // namespace
-
-
-const char* toString(TransferDecision d) {
-  switch (d) {
-    case TransferDecision::None: return "-";
-    case TransferDecision::AcceptAsReal: return "ACCEPT-as-real";
-    case TransferDecision::AcceptWithAsterisk: return "ACCEPT-with-asterisk";
-    case TransferDecision::RejectAsOverfit: return "REJECT-as-overfit";
-  }
-  return "?";
-}
+const char* toString(TransferDecision d) { return util::nameIn(kTransferDecisionNames, d, "?"); }
 
 std::optional<TransferDecision> transferDecisionFromString(const std::string& text) {
-  return byName(text, kTransferDecisions);
+  return util::valueNamed(kTransferDecisionNames, text);
 }
 
 }  // namespace kopt::campaign

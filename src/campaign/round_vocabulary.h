@@ -28,8 +28,6 @@ const char* describe(Rule11Bucket b);  // "kernel-internal", ...
 
 // The transfer check's decision on an accepted round (loop contract, Rule 11); None: not made.
 enum class TransferDecision { None, AcceptAsReal, AcceptWithAsterisk, RejectAsOverfit };
-constexpr TransferDecision kTransferDecisions[] = {TransferDecision::None, TransferDecision::AcceptAsReal,
-                                                   TransferDecision::AcceptWithAsterisk, TransferDecision::RejectAsOverfit};
 const char* toString(TransferDecision d);  // "-", "ACCEPT-as-real", "ACCEPT-with-asterisk", "REJECT-as-overfit"
 std::optional<TransferDecision> transferDecisionFromString(const std::string& text);  // exact spelling
 

@@ -35,7 +35,8 @@ TEST_CASE("status names are the loop contract's, and what the turbo helper count
 
 TEST_CASE("transfer decisions read back from the names the records hold") {
   using kopt::campaign::TransferDecision;
-  for (TransferDecision d : kopt::campaign::kTransferDecisions) {
+  for (TransferDecision d : {TransferDecision::None, TransferDecision::AcceptAsReal,
+                             TransferDecision::AcceptWithAsterisk, TransferDecision::RejectAsOverfit}) {
     CHECK((kopt::campaign::transferDecisionFromString(kopt::campaign::toString(d)) == d));
   }
   CHECK(std::string(kopt::campaign::toString(TransferDecision::AcceptWithAsterisk)) == "ACCEPT-with-asterisk");

@@ -1,13 +1,11 @@
 #include "measure/verdict.h"
 
+#include "util/name_table.h"
+
 namespace kopt::measure {
 
 namespace {
-struct VerdictName {
-  Verdict verdict;
-  const char* name;
-};
-constexpr VerdictName kVerdictNames[] = {
+constexpr util::EnumName<Verdict> kVerdictNames[] = {
     {Verdict::Improved, "IMPROVED"},
     {Verdict::Same, "SAME"},
     {Verdict::Regressed, "REGRESSED"},
@@ -17,18 +15,8 @@ constexpr VerdictName kVerdictNames[] = {
 };
 }  // namespace
 
-const char* toString(Verdict verdict) {
-  for (const auto& v : kVerdictNames) {
-    if (v.verdict == verdict) return v.name;
-  }
-  return "INCONCLUSIVE";
-}
+const char* toString(Verdict verdict) { return util::nameIn(kVerdictNames, verdict, "INCONCLUSIVE"); }
 
-std::optional<Verdict> verdictFromString(std::string_view text) {
-  for (const auto& v : kVerdictNames) {
-    if (text == v.name) return v.verdict;
-  }
-  return std::nullopt;
-}
+std::optional<Verdict> verdictFromString(std::string_view text) { return util::valueNamed(kVerdictNames, text); }
 
 }  // namespace kopt::measure
