@@ -46,8 +46,16 @@ bool ArgumentReader::readString(const Field& f, const json& value, std::string& 
     return false;
   }
   out = value.get<std::string>();
+  if (f.refusesEmpty && out.empty()) {
+    problem_ = ArgumentProblem{path(f), "argument '" + path(f) + "' is empty", nonEmptyFix(f)};
+    return false;
+  }
   checkChoice(f, out);
   return !problem_;
+}
+
+std::string ArgumentReader::nonEmptyFix(const Field& f) const {
+  return "pass " + path(f) + " as a non-empty string (see the tool's inputSchema)";
 }
 
 bool ArgumentReader::readInteger(const Field& f, const json& value, long long& out) {
@@ -90,6 +98,8 @@ void ArgumentReader::field(const Field& f, std::string& value) {
   if (const json* v = present(f)) {
     std::string s;
     if (readString(f, *v, s)) value = std::move(s);
+  } else if (f.isRequired && f.refusesEmpty && !problem_) {
+    problem_ = ArgumentProblem{path(f), "argument '" + path(f) + "' is required", nonEmptyFix(f)};
   } else if (f.isRequired && !problem_) {
     checkChoice(f, "");  // a refusing choice that is required refuses its absence too
   }
@@ -187,6 +197,13 @@ void ArgumentReader::object(const Field& f, const std::function<void(FieldVisito
   ArgumentReader inner(*v, path(f) + ".");
   describeMembers(inner);
   adopt(inner);
+}
+
+void ArgumentReader::optionalObject(const Field& f, bool& wasGiven,
+                                    const std::function<void(FieldVisitor&)>& describeMembers) {
+  if (!present(f)) return;
+  object(f, describeMembers);
+  if (!problem_) wasGiven = true;
 }
 
 void ArgumentReader::list(const Field& f, ObjectList& items) {

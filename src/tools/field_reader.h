@@ -38,6 +38,8 @@ class ArgumentReader : public FieldVisitor {
   void field(const Field& f, std::map<std::string, double>& value) override;
   void field(const Field& f, std::optional<nlohmann::json>& value) override;
   void object(const Field& f, const std::function<void(FieldVisitor&)>& describeMembers) override;
+  void optionalObject(const Field& f, bool& present,
+                      const std::function<void(FieldVisitor&)>& describeMembers) override;
   void list(const Field& f, ObjectList& items) override;
 
   // The first problem met (the reader stops reading after it).
@@ -52,6 +54,7 @@ class ArgumentReader : public FieldVisitor {
   bool readInteger(const Field& f, const nlohmann::json& value, long long& out);
   bool readStrings(const Field& f, const nlohmann::json& value, std::vector<std::string>& out);
   void checkChoice(const Field& f, const std::string& value);
+  std::string nonEmptyFix(const Field& f) const;
   void adopt(const ArgumentReader& inner);
 
   const nlohmann::json& args_;

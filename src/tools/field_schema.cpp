@@ -1,5 +1,7 @@
 #include "tools/field_schema.h"
 
+#include <limits>
+
 namespace kopt::tools {
 
 using json = nlohmann::json;
@@ -14,23 +16,31 @@ json SchemaVisitor::typed(const Field& f, const char* type) const {
   return s;
 }
 
-json SchemaVisitor::maybeAbsent(json schema, const char* type) const {
-  return side_ == SchemaSide::Input ? schema : nullable(type);
+json SchemaVisitor::maybeAbsent(const Field& f, json schema, const char* type) const {
+  // A result member the writer leaves out when it has no value is never null.
+  if (side_ == SchemaSide::Input || f.omitWhenEmpty) return schema;
+  return nullable(type);
+}
+
+json SchemaVisitor::withDefault(const Field& f, json schema, const json& value) const {
+  if (side_ == SchemaSide::Input && f.showsDefault) schema["default"] = value;
+  return schema;
 }
 
 json SchemaVisitor::stringSchema(const Field& f) const {
   json s = typed(f, "string");
   if (side_ == SchemaSide::Input) s["maxLength"] = f.maxLength;
+  if (side_ == SchemaSide::Input && f.refusesEmpty) s["minLength"] = 1;
   if (!f.choices.empty()) s["enum"] = f.choices;
   return s;
 }
 
 json SchemaVisitor::integerSchema(const Field& f) const {
   json s = typed(f, "integer");
-  if (side_ == SchemaSide::Input) {
-    s["minimum"] = f.minimum;
-    s["maximum"] = f.maximum;
-  }
+  // An output schema names a bound only where the description set one (a count is never negative).
+  const bool input = side_ == SchemaSide::Input;
+  if (input || f.minimum != std::numeric_limits<int>::min()) s["minimum"] = f.minimum;
+  if (input || f.maximum != std::numeric_limits<int>::max()) s["maximum"] = f.maximum;
   return s;
 }
 
@@ -49,32 +59,48 @@ void SchemaVisitor::add(const Field& f, json schema) {
 
 void SchemaVisitor::field(const Field& f, std::string&) { add(f, stringSchema(f)); }
 void SchemaVisitor::field(const Field& f, std::optional<std::string>&) {
-  add(f, maybeAbsent(stringSchema(f), "string"));
+  add(f, maybeAbsent(f, stringSchema(f), "string"));
 }
-void SchemaVisitor::field(const Field& f, bool&) { add(f, typed(f, "boolean")); }
+void SchemaVisitor::field(const Field& f, bool& value) { add(f, withDefault(f, typed(f, "boolean"), value)); }
 void SchemaVisitor::field(const Field& f, std::optional<bool>&) {
-  add(f, maybeAbsent(typed(f, "boolean"), "boolean"));
+  add(f, maybeAbsent(f, typed(f, "boolean"), "boolean"));
 }
-void SchemaVisitor::field(const Field& f, long long&) { add(f, integerSchema(f)); }
+void SchemaVisitor::field(const Field& f, long long& value) { add(f, withDefault(f, integerSchema(f), value)); }
 void SchemaVisitor::field(const Field& f, std::optional<long long>&) {
-  add(f, maybeAbsent(integerSchema(f), "integer"));
+  add(f, maybeAbsent(f, integerSchema(f), "integer"));
 }
 void SchemaVisitor::field(const Field& f, double&) { add(f, typed(f, "number")); }
-void SchemaVisitor::field(const Field& f, std::optional<double>&) { add(f, maybeAbsent(typed(f, "number"), "number")); }
+void SchemaVisitor::field(const Field& f, std::optional<double>&) { add(f, maybeAbsent(f, typed(f, "number"), "number")); }
 void SchemaVisitor::field(const Field& f, std::vector<std::string>&) { add(f, stringsSchema(f)); }
 void SchemaVisitor::field(const Field& f, std::optional<std::vector<std::string>>&) {
-  add(f, maybeAbsent(stringsSchema(f), "array"));
+  add(f, maybeAbsent(f, stringsSchema(f), "array"));
 }
-void SchemaVisitor::field(const Field& f, std::map<std::string, double>&) { add(f, typed(f, "object")); }
+void SchemaVisitor::field(const Field& f, std::map<std::string, double>&) {
+  json s = typed(f, "object");
+  if (side_ == SchemaSide::Output && f.infinityAsText) {
+    s["additionalProperties"] = json{
+        {"anyOf", json::array({json{{"type", "number"}}, json{{"type", "string"}, {"enum", {"inf", "-inf"}}},
+                               json{{"type", "null"}}})}};
+  }
+  add(f, s);
+}
 
 void SchemaVisitor::field(const Field& f, std::optional<json>&) {
-  add(f, maybeAbsent(typed(f, "object"), "object"));
+  add(f, maybeAbsent(f, typed(f, "object"), "object"));
 }
 
 void SchemaVisitor::object(const Field& f, const std::function<void(FieldVisitor&)>& describeMembers) {
   SchemaVisitor members(side_);
   describeMembers(members);
   add(f, members.build());
+}
+
+void SchemaVisitor::optionalObject(const Field& f, bool&, const std::function<void(FieldVisitor&)>& describeMembers) {
+  SchemaVisitor members(side_);
+  describeMembers(members);
+  json s = members.build();
+  if (side_ == SchemaSide::Output) s = json{{"anyOf", json::array({s, json{{"type", "null"}}})}};
+  add(f, s);
 }
 
 void SchemaVisitor::list(const Field& f, ObjectList& items) {

@@ -1,7 +1,7 @@
 #pragma once
 // The JSON Schema a described type stands for (tools/field_visitor.h). An input schema is flat
 // and strict (descriptions, bounds, additionalProperties false); an output schema names types
-// and what is required, nothing more.
+// and what is required, and a bound or a map's value type only where the description asks.
 #include <nlohmann/json.hpp>
 
 #include "tools/field_visitor.h"
@@ -27,6 +27,8 @@ class SchemaVisitor : public FieldVisitor {
   void field(const Field& f, std::map<std::string, double>& value) override;
   void field(const Field& f, std::optional<nlohmann::json>& value) override;
   void object(const Field& f, const std::function<void(FieldVisitor&)>& describeMembers) override;
+  void optionalObject(const Field& f, bool& present,
+                      const std::function<void(FieldVisitor&)>& describeMembers) override;
   void list(const Field& f, ObjectList& items) override;
 
   // {"type": "object", "properties": ..., "required": [...]} (+ additionalProperties false on input).
@@ -38,7 +40,9 @@ class SchemaVisitor : public FieldVisitor {
   nlohmann::json stringsSchema(const Field& f) const;
   nlohmann::json typed(const Field& f, const char* type) const;
   // Output: the value may be null (std::nullopt); input: the argument may be left out.
-  nlohmann::json maybeAbsent(nlohmann::json schema, const char* type) const;
+  nlohmann::json maybeAbsent(const Field& f, nlohmann::json schema, const char* type) const;
+  // Input: the prototype's value as "default", where the field shows it.
+  nlohmann::json withDefault(const Field& f, nlohmann::json schema, const nlohmann::json& value) const;
   void add(const Field& f, nlohmann::json schema);
 
   SchemaSide side_;

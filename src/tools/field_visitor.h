@@ -40,7 +40,17 @@ struct Field {
   // When set, the argument reader refuses a value outside `choices` (or a missing required
   // one) with "'<value>' is not <notChoiceWhat>" and `notChoiceFix` as the fix.
   std::string notChoiceWhat, notChoiceFix;
-  bool omitWhenEmpty = false;  // the result writer leaves an empty string out
+  // The result writer leaves an empty string or an absent (or not finite) optional out, and the
+  // output schema then says the member is never null.
+  bool omitWhenEmpty = false;
+  // The argument reader refuses an empty string (and a required one left out); the input schema
+  // says minLength 1.
+  bool refusesEmpty = false;
+  // The input schema shows the prototype's value as the argument's "default".
+  bool showsDefault = false;
+  // A map of numbers whose values may be infinite and are worth telling apart from missing (an
+  // SNR of inf means "exact"): the writer spells +-infinity "inf"/"-inf" and NaN null.
+  bool infinityAsText = false;
 
   Field& required() { isRequired = true; return *this; }
   Field& document() { maxLength = kMaxDocumentChars; return *this; }
@@ -53,6 +63,9 @@ struct Field {
     return *this;
   }
   Field& omittedWhenEmpty() { omitWhenEmpty = true; return *this; }
+  Field& nonEmpty() { refusesEmpty = true; return *this; }
+  Field& defaultShown() { showsDefault = true; return *this; }
+  Field& infinitySpelled() { infinityAsText = true; return *this; }
 };
 
 // An argument of a tool: its name and the sentence the agent reads about it.
@@ -98,6 +111,10 @@ class FieldVisitor {
   virtual void field(const Field& f, std::optional<nlohmann::json>& value) = 0;
   // A nested object whose members `describeMembers` names.
   virtual void object(const Field& f, const std::function<void(FieldVisitor&)>& describeMembers) = 0;
+  // A nested object that may be absent (null in a result, left out of the arguments): `present`
+  // says whether it is there, and a reader sets it when it reads one.
+  virtual void optionalObject(const Field& f, bool& present,
+                              const std::function<void(FieldVisitor&)>& describeMembers) = 0;
   // An array of nested objects.
   virtual void list(const Field& f, ObjectList& items) = 0;
 
@@ -105,6 +122,7 @@ class FieldVisitor {
   void field(const Field& f, int& value);
   void field(const Field& f, std::optional<int>& value);
   void field(const Field& f, std::uint64_t& value);
+  void field(const Field& f, std::optional<std::uint64_t>& value);
 };
 
 template <class T, class Describe>
@@ -141,6 +159,15 @@ void objects(FieldVisitor& v, const Field& f, std::vector<T>& items) {
 template <class T>
 void object(FieldVisitor& v, const Field& f, T& value) {
   v.object(f, [&value](FieldVisitor& iv) { describe(iv, value); });
+}
+
+// A nested object member that may be absent, whose type has its own describe() overload.
+template <class T>
+void object(FieldVisitor& v, const Field& f, std::optional<T>& value) {
+  bool present = value.has_value();
+  T members = present ? *value : T{};
+  v.optionalObject(f, present, [&members](FieldVisitor& iv) { describe(iv, members); });
+  value = present ? std::optional<T>(std::move(members)) : std::nullopt;
 }
 
 // An enum member spelled by name: the schema lists the names, the reader maps a name back

@@ -140,3 +140,87 @@ TEST_CASE("field visitor: results write null for what is missing or not finite, 
   CHECK_FALSE(t.contains("path"));
   CHECK(t["count"] == 1);
 }
+
+namespace {
+
+struct Reading {
+  std::string unit;
+  std::optional<long long> samples;
+};
+
+void describe(FieldVisitor& v, Reading& r) {
+  v.field(out("unit").required(), r.unit);
+  v.field(out("samples").omittedWhenEmpty(), r.samples);
+}
+
+struct Probe {
+  std::string path;
+  std::optional<std::string> scope;
+  bool verbose = false;
+  int rows = 100;
+  long long skipped = 0;
+  std::map<std::string, double> snr;
+  std::optional<Reading> reading;
+};
+
+void describe(FieldVisitor& v, Probe& p) {
+  v.field(arg("path", "Where").required().nonEmpty(), p.path);
+  v.field(arg("scope", "Within").nonEmpty(), p.scope);
+  v.field(arg("verbose", "Say more").defaultShown(), p.verbose);
+  v.field(arg("rows", "How many").range(0, 1000).defaultShown(), p.rows);
+  v.field(out("skipped").atLeast(0), p.skipped);
+  v.field(out("snr").infinitySpelled(), p.snr);
+  object(v, out("reading"), p.reading);
+}
+
+}  // namespace
+
+TEST_CASE("field visitor: non-empty strings, shown defaults and explicit bounds reach the schemas") {
+  const json input = inputSchemaOf<Probe>();
+  CHECK(input["properties"]["path"]["minLength"] == 1);
+  CHECK(input["properties"]["verbose"]["default"] == false);
+  CHECK(input["properties"]["rows"]["default"] == 100);
+  CHECK_FALSE(input["properties"]["skipped"].contains("default"));
+
+  const json output = outputSchemaOf<Probe>();
+  CHECK_FALSE(output["properties"]["path"].contains("minLength"));
+  CHECK(output["properties"]["skipped"] == json{{"type", "integer"}, {"minimum", 0}});
+  CHECK(output["properties"]["rows"] == json{{"type", "integer"}, {"minimum", 0}, {"maximum", 1000}});
+  CHECK(output["properties"]["snr"]["additionalProperties"]["anyOf"].size() == 3);
+  // Absent results are null, unless the field leaves them out (then they are never null).
+  const json reading = output["properties"]["reading"]["anyOf"];
+  REQUIRE(reading.size() == 2);
+  CHECK(reading[1] == json{{"type", "null"}});
+  CHECK(reading[0]["required"] == json::array({"unit"}));
+  CHECK(reading[0]["properties"]["samples"] == json{{"type", "integer"}});
+}
+
+TEST_CASE("field visitor: the reader refuses an empty or missing non-empty string, naming it") {
+  Probe p;
+  auto missing = readArguments(json::object(), p);
+  REQUIRE(missing);
+  CHECK(missing->field == "path");
+  CHECK(missing->message == "argument 'path' is required");
+  CHECK(missing->fix.find("non-empty") != std::string::npos);
+  auto empty = readArguments(json{{"path", "x"}, {"scope", ""}}, p);
+  REQUIRE(empty);
+  CHECK(empty->field == "scope");
+  CHECK(empty->message == "argument 'scope' is empty");
+  CHECK_FALSE(readArguments(json{{"path", "x"}, {"reading", {{"unit", "s"}}}}, p));
+  REQUIRE(p.reading);
+  CHECK(p.reading->unit == "s");
+}
+
+TEST_CASE("field visitor: infinity spelled where asked, absent values null or left out") {
+  Probe p;
+  p.snr = {{"exact", INFINITY}, {"lost", -INFINITY}, {"blank", std::nan("")}, {"db", 40.0}};
+  json j = resultJson(p);
+  CHECK(j["snr"] == json{{"exact", "inf"}, {"lost", "-inf"}, {"blank", nullptr}, {"db", 40.0}});
+  CHECK(j["reading"].is_null());
+  CHECK(j["scope"].is_null());
+  p.reading = Reading{"ms", std::nullopt};
+  j = resultJson(p);
+  CHECK(j["reading"] == json{{"unit", "ms"}});
+  p.reading->samples = 3;
+  CHECK(resultJson(p)["reading"]["samples"] == 3);
+}

@@ -1,7 +1,7 @@
 #pragma once
 // Writes a described type (tools/field_visitor.h) as the JSON object a tool returns as its
 // structuredContent: every member under its name, std::nullopt and non-finite numbers as null,
-// empty strings left out where the field says so.
+// empty strings and absent values left out where the field says so.
 #include <nlohmann/json.hpp>
 
 #include "tools/field_visitor.h"
@@ -24,11 +24,17 @@ class ResultWriter : public FieldVisitor {
   void field(const Field& f, std::map<std::string, double>& value) override;
   void field(const Field& f, std::optional<nlohmann::json>& value) override;
   void object(const Field& f, const std::function<void(FieldVisitor&)>& describeMembers) override;
+  void optionalObject(const Field& f, bool& present,
+                      const std::function<void(FieldVisitor&)>& describeMembers) override;
   void list(const Field& f, ObjectList& items) override;
 
   nlohmann::json& written() { return out_; }
 
  private:
+  // The value, null when absent, or nothing where the field is omitted when empty.
+  template <class T>
+  void writeOptional(const Field& f, const std::optional<T>& value);
+
   nlohmann::json out_ = nlohmann::json::object();
 };
 
