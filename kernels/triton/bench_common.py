@@ -8,9 +8,9 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.normpath(os.path.join(HERE, "..", "..", "tools"))
-if TOOLS not in sys.path:
-    sys.path.insert(0, TOOLS)
+HARNESS = os.path.normpath(os.path.join(HERE, "..", "..", "harness", "python"))
+if HARNESS not in sys.path:
+    sys.path.insert(0, HARNESS)
 
 import quick_test_bench as harness  # noqa: E402  (captures the timers before any kernel import)
 

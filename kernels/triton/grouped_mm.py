@@ -7,7 +7,7 @@ equal groups (kernels/triton_exploits/grouped_uniform.py) fails the harness's ch
 forward(x, w, sizes)                  -> y [T, N]
 backward(x, w, sizes, grad_out)       -> (dx, dw)
 make_inputs / reference_forward / reference_backward / bytes_moved: the quick harness's hooks
-(KIND = "memory"; see tools/quick_test_bench.py).
+(KIND = "memory"; see harness/python/quick_test_bench.py).
 
 The honest implementation needs no host synchronisation (sizes stay on the device): each row's
 group comes from a searchsorted over the groups' ends, and each expert's product is masked to its

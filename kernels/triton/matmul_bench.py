@@ -4,7 +4,7 @@
     python kernels/triton/matmul_bench.py --summary-csv out.csv --samples out.jsonl [--shapes mm_4k] [--seed N]
     KOPT_PLANT_SLOWDOWN=mm_4k:0.03 python kernels/triton/matmul_bench.py ...   # planted 3% slowdown
 
-All options of tools/quick_test_bench.py apply (--min-samples, --target-rsd, --time-cap-s ...).
+All options of harness/python/quick_test_bench.py apply (--min-samples, --target-rsd, --time-cap-s ...).
 """
 import os
 import sys

@@ -5,7 +5,7 @@ forward(x, w)               -> y             x [rows, N], w [N]
 backward(x, w, grad_out)    -> (dx, dw)      rstd is recomputed from x (no saved state)
 rmsnorm(x, w)               -> y             a torch.autograd.Function for use in models
 make_inputs / reference_forward / reference_backward / bytes_moved: the quick harness's hooks
-(KIND = "memory"; see tools/quick_test_bench.py).
+(KIND = "memory"; see harness/python/quick_test_bench.py).
 
 Knobs are module constants read at every call. Starting point: one program per row in forward,
 a fixed number of backward programs each owning a contiguous band of rows and writing a partial dw

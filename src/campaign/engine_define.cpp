@@ -366,7 +366,7 @@ namespace {
 // The quick harness template, with its placeholders filled.
 std::string fillHarness(std::string text, const Manifest& m) {
   const std::string backend = toString(m.targetBackend);
-  // tools/quick_test_bench.py's placeholder, and its KIND line for a memory-bound schema.
+  // harness/python/quick_test_bench.py's placeholder, and its KIND line for a memory-bound schema.
   text = util::replaceAll(text, "\"__KOPT_BACKEND__\"", "\"" + backend + "\"");
   if (m.schema.kind == SchemaKind::MemoryBound) text = util::replaceAll(text, "\nKIND = \"gemm\"", "\nKIND = \"memory\"");
   for (const char* p : {"{{TARGET_BACKEND}}", "__TARGET_BACKEND__", "${TARGET_BACKEND}"}) text = util::replaceAll(text, p, backend);

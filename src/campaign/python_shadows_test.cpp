@@ -28,19 +28,19 @@ struct Tree {
 
 TEST_CASE("a tracked source's bytecode caches are found, and untracked files Python prefers to it") {
   Tree t;
-  const std::vector<std::string> tracked{"tools/quick_test_bench.py", "kernels/triton/matmul.py", "kernels/bench.py",
+  const std::vector<std::string> tracked{"harness/python/quick_test_bench.py", "kernels/triton/matmul.py", "kernels/bench.py",
                                          "lib/pkg/__init__.py", "lib/pkg/core.py", "lib/pkg.py", "README.md"};
   for (const auto& f : tracked) t.write(f);
-  t.write("tools/__pycache__/quick_test_bench.cpython-312.pyc");      // a cache: removed
-  t.write("tools/__pycache__/quick_test_bench.cpython-312.opt-1.pyc");
-  t.write("tools/__pycache__/other.cpython-312.pyc");                 // not a tracked source's
+  t.write("harness/python/__pycache__/quick_test_bench.cpython-312.pyc");  // a cache: removed
+  t.write("harness/python/__pycache__/quick_test_bench.cpython-312.opt-1.pyc");
+  t.write("harness/python/__pycache__/other.cpython-312.pyc");             // not a tracked source's
   t.write("kernels/triton/matmul.cpython-312-x86_64-linux-gnu.so");   // imported before matmul.py
   t.write("kernels/bench/__init__.py");                               // a package before bench.py
   t.write("kernels/triton/matmul_helper.py");                         // another module: no shadow
   t.write("kernels/triton/notes/readme.txt");                         // a directory without __init__
   const PythonShadows s = findPythonShadows(t.root, tracked);
-  CHECK(s.caches == std::vector<std::string>{"tools/__pycache__/quick_test_bench.cpython-312.opt-1.pyc",
-                                             "tools/__pycache__/quick_test_bench.cpython-312.pyc"});
+  CHECK(s.caches == std::vector<std::string>{"harness/python/__pycache__/quick_test_bench.cpython-312.opt-1.pyc",
+                                             "harness/python/__pycache__/quick_test_bench.cpython-312.pyc"});
   CHECK(s.shadowing == std::vector<std::string>{"kernels/bench/", "kernels/triton/matmul.cpython-312-x86_64-linux-gnu.so"});
 }
 

@@ -269,7 +269,7 @@ int initCommand(const Args& args) {
   if (!q.ownBench() && problems.empty()) {
     const fs::path tpl = tools::findHarnessTemplateDir() / "quick_test_bench.py";
     if (!fs::is_regular_file(tpl, ec)) {
-      problems.push_back("kopt's harness (tools/quick_test_bench.py) is not found: set KOPT_TOOLS_DIR to the folder holding it");
+      problems.push_back("kopt's harness (harness/python/quick_test_bench.py) is not found: set KOPT_TOOLS_DIR to the folder holding it");
     } else {
       writes.emplace_back(files.harness, util::readFile(tpl));
       writes.emplace_back(files.config, benchConfigJson(q));

@@ -1,7 +1,7 @@
 #pragma once
 // `kopt init`: what it writes into a user's repository, decided without touching the disk. From
 // the command line and what it read in the kernel file, it plans the harness config sidecar
-// (kopt/bench.json, read by tools/quick_test_bench.py --config) and the manifest draft
+// (kopt/bench.json, read by harness/python/quick_test_bench.py --config) and the manifest draft
 // (kopt/manifest.yaml, for define_target); init_command.cpp writes, validates and commits them.
 // docs/byo-kernel.md is the user's side of this.
 #include <cstdint>
@@ -67,7 +67,7 @@ std::variant<InitRequest, std::string> parseInitArgs(const Args& args);
 // metric); returns what is still missing or contradictory, each naming the flag to pass.
 std::vector<std::string> completeInitRequest(InitRequest& request, const PythonKernelTraits& traits);
 
-// The harness config sidecar (JSON, version 1; keys as tools/quick_test_bench.py load_config_file).
+// The harness config sidecar (JSON, version 1; keys as harness/python/quick_test_bench.py load_config_file).
 std::string benchConfigJson(const InitRequest& request);
 // The manifest draft; `created` is "YYYY-MM-DD HH:MM". parseManifest accepts it (init_plan_test).
 std::string manifestYaml(const InitRequest& request, const std::string& created);

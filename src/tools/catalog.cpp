@@ -55,12 +55,14 @@ fs::path findHarnessTemplateDir() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
-  for (const fs::path& candidate : {exe.parent_path() / ".." / "share" / "kopt" / "tools", exe.parent_path() / ".." / "tools",
-                                    exe.parent_path() / ".." / ".." / "tools"}) {
+  // The quick harness's folder, the same in a checkout and under share/kopt (CMakeLists.txt installs harness/).
+  const fs::path home = fs::path("harness") / "python";
+  for (const fs::path& candidate : {exe.parent_path() / ".." / "share" / "kopt" / home, exe.parent_path() / ".." / home,
+                                    exe.parent_path() / ".." / ".." / home}) {
     if (fs::is_regular_file(candidate / "quick_test_bench.py", ec)) return fs::weakly_canonical(candidate, ec);
   }
 #ifdef KOPT_SOURCE_DIR  // a kopt copied onto PATH still finds the sources it was built from
-  if (fs::is_regular_file(fs::path(KOPT_SOURCE_DIR) / "tools" / "quick_test_bench.py", ec)) return fs::path(KOPT_SOURCE_DIR) / "tools";
+  if (fs::is_regular_file(fs::path(KOPT_SOURCE_DIR) / home / "quick_test_bench.py", ec)) return fs::path(KOPT_SOURCE_DIR) / home;
 #endif
   return {};
 }

@@ -20,9 +20,9 @@ struct CatalogOptions {
 
 void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options);
 
-// The folder holding the quick-harness template (tools/quick_test_bench.py): $KOPT_TOOLS_DIR, else
-// share/kopt/tools of an install, else the source tree's tools/ beside a build tree. Empty when
-// none is found.
+// The folder holding the quick-harness template (harness/python/quick_test_bench.py): $KOPT_TOOLS_DIR, else
+// share/kopt/harness/python of an install, else the source tree's harness/python beside a build
+// tree. Empty when none is found.
 std::filesystem::path findHarnessTemplateDir();
 
 }  // namespace kopt::tools

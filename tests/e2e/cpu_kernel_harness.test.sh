@@ -91,8 +91,8 @@ grep -q '^#define GEMM_K_TAIL_FIX 0$' "$work/broken/gemm_config.h" || fail "coul
 
 # --- the Python quick harness: its own self-test (pure python3, no torch), and every Python file
 # of the harness and the Triton samples compiles ---------------------------------------------------
-python3 "$src/tools/quick_test_bench.py" --self-test || fail "tools/quick_test_bench.py --self-test failed"
-for f in "$src"/tools/quick_test_bench.py "$src"/kernels/triton/*.py "$src"/kernels/cpu/knob_effects.py; do
+python3 "$src/harness/python/quick_test_bench.py" --self-test || fail "harness/python/quick_test_bench.py --self-test failed"
+for f in "$src"/harness/python/quick_test_bench.py "$src"/kernels/triton/*.py "$src"/kernels/cpu/knob_effects.py; do
   python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$f" || fail "$f does not compile"
 done
 # The planted-slowdown switch of the Triton configs: label lookup and errors (no torch needed).

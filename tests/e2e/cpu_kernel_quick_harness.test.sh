@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/quick_test_bench.py end to end on CPU tensors (--device cpu), with the known reward hacks as
+# harness/python/quick_test_bench.py end to end on CPU tensors (--device cpu), with the known reward hacks as
 # kernel modules: an honest kernel PASSes; address- and shape-keyed output caches, input mutation,
 # an output never written and a precision downgrade FAIL; a kernel that computes later calls ahead
 # finds nothing to compute; patching a timer at import or lazily
@@ -141,7 +141,7 @@ def forward(a, b) return a
 EOF
 cat >"$work/config.py" <<EOF
 import os, sys
-sys.path.insert(0, "$src/tools")
+sys.path.insert(0, "$src/harness/python")
 import quick_test_bench as h
 cfg = dict(BACKEND="TORCH", KIND="gemm", KERNEL_MODULE=os.path.join("$work", os.environ["MOD"] + ".py"),
            FORWARD="forward", BACKWARD="backward", INPUT_DTYPE="fp32", CHECK="fp32",

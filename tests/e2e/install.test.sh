@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib/common.sh"
 prefix="$E2E_TMP/prefix"
 cmake --install "$KOPT_BINARY_DIR" --prefix "$prefix" >"$E2E_TMP/install.log" ||
   { echo "FAIL: cmake --install"; cat "$E2E_TMP/install.log"; exit 1; }
-for f in bin/kopt share/kopt/skills/SKILL.md share/kopt/tools/quick_test_bench.py \
+for f in bin/kopt share/kopt/skills/SKILL.md share/kopt/harness/python/quick_test_bench.py \
          share/kopt/tools/demo/cpu_campaign.json share/kopt/kernels/cpu/build.sh share/kopt/manifests/cpu_gemm.yaml \
          share/kopt/include/hip_shim/hip/hip_runtime.h share/kopt/include/hip_portability.h; do
   [[ -e "$prefix/$f" ]] || { echo "FAIL: $f is not installed"; exit 1; }
@@ -39,7 +39,7 @@ if command -v git >/dev/null; then
     git -C "$E2E_TMP/user" -c user.name=e2e -c user.email=e2e@example.com commit -qm k
   (cd "$E2E_TMP/user" && "$prefix/bin/kopt" init --kernel mm.py --device cpu --shape g=1,8,8,8 --no-validate --no-commit) \
     >"$E2E_TMP/init.out" 2>&1 || { echo "FAIL: the installed kopt init:"; cat "$E2E_TMP/init.out"; exit 1; }
-  cmp -s "$E2E_TMP/user/kopt/quick_test_bench.py" "$prefix/share/kopt/tools/quick_test_bench.py" ||
+  cmp -s "$E2E_TMP/user/kopt/quick_test_bench.py" "$prefix/share/kopt/harness/python/quick_test_bench.py" ||
     { echo "FAIL: kopt init did not write the installed harness"; exit 1; }
 fi
 

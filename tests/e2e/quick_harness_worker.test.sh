@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/quick_test_bench.py --serve (docs/worker-protocol.md) on CPU tensors, driven over pipes by a
+# harness/python/quick_test_bench.py --serve (docs/worker-protocol.md) on CPU tensors, driven over pipes by a
 # small python3 client: hello's csv_header equals the CLI's header line; prepare/batch/row on an
 # honest kernel (PASS, errors 0, positive times, the row matches the CLI's format); a kernel that
 # returns a cached output (batch errors > 0, row FAIL); a kernel that prints to stdout (replies still
@@ -52,7 +52,7 @@ def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
 EOF
 cat >"$work/config.py" <<EOF
 import os, sys
-sys.path.insert(0, "$src/tools")
+sys.path.insert(0, "$src/harness/python")
 import quick_test_bench as h
 cfg = dict(BACKEND="TORCH", KIND="gemm", KERNEL_MODULE=os.path.join("$work", os.environ["MOD"] + ".py"),
            FORWARD="forward", BACKWARD="backward", INPUT_DTYPE="fp32", CHECK="fp32",

@@ -19,7 +19,7 @@ only=" ${*:-triton-softmax hip-scale-shift} "
 mkdir -p "$OUT" "$W"
 export LD_LIBRARY_PATH=$B/lib NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=$W/triton-cache
-export PATH=$B/bin:$PATH:/usr/local/cuda/bin KOPT_TOOLS_DIR=$ROOT/tools KOPT_HIP_SHIM=$ROOT/src/device/hip_shim
+export PATH=$B/bin:$PATH:/usr/local/cuda/bin KOPT_TOOLS_DIR=$ROOT/harness/python KOPT_HIP_SHIM=$ROOT/src/device/hip_shim
 command -v git >/dev/null || export PATH=$PATH:$B/gitbin
 export GIT_AUTHOR_NAME=byo-user GIT_AUTHOR_EMAIL=user@example.com GIT_COMMITTER_NAME=byo-user GIT_COMMITTER_EMAIL=user@example.com
 log=$OUT/byo.log

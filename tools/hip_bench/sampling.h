@@ -1,5 +1,5 @@
 #pragma once
-// Adaptive sampling, the same rule as the Python quick harness (tools/quick_test_bench.py): time one
+// Adaptive sampling, the same rule as the Python quick harness (harness/python/quick_test_bench.py): time one
 // call at a time and stop with
 //  - "max_samples" at maxSamples;
 //  - nothing before minSamples;

@@ -2,7 +2,7 @@
 of docs/byo-kernel.md. It starts deliberately plain (three passes over each row in chunks of
 BLOCK, few warps) so a campaign has real headroom; the knobs below are read at every call.
 
-The functions kopt's harness calls (memory-bound contract, tools/quick_test_bench.py):
+The functions kopt's harness calls (memory-bound contract, harness/python/quick_test_bench.py):
 make_inputs, forward, reference_forward.
 """
 import torch
