@@ -174,3 +174,37 @@ TEST_CASE("an sm_90 with 141 GB and a name the table lacks is named an H200, by 
   CHECK((*h100.structuredContent)["devices"][0]["peak"]["product"] == "H100 SXM");
   CHECK((*h100.structuredContent)["devices"][0]["peak"]["hbm_gbps"].get<double>() == doctest::Approx(3350));
 }
+
+TEST_CASE("device_info's schemas come from its described types, nullable objects with their members") {
+  auto tool = tools::makeDeviceInfoTool();
+  const json& input = tool.inputSchema["properties"];
+  CHECK(input["device"]["minimum"] == 0);
+  CHECK(input["measure_ceilings"]["default"] == false);
+  CHECK(input["refresh"]["default"] == false);
+  REQUIRE(tool.outputSchema);
+  const json& item = (*tool.outputSchema)["properties"]["devices"]["items"];
+  CHECK(item["required"] == json::array({"index", "vendor", "name", "arch", "compute_units", "memory_bytes", "peak",
+                                         "ceilings", "ceilings_status"}));
+  CHECK(item["properties"]["vendor"]["enum"] == json::array({"nvidia", "amd", "none"}));
+  CHECK(item["properties"]["ceilings_status"]["enum"] ==
+        json::array({"not_measured", "cached", "measured", "failed"}));
+  const json& peak = item["properties"]["peak"]["anyOf"];
+  REQUIRE(peak.size() == 2);
+  CHECK(peak[0]["properties"]["matched_by"]["enum"] == json::array({"name", "memory", "arch"}));
+  CHECK(peak[1] == json{{"type", "null"}});
+  CHECK(item["properties"]["ceilings"]["anyOf"][0]["properties"].contains("copy_gbps"));
+  CHECK((*tool.outputSchema)["properties"]["device_count"]["minimum"] == 0);
+}
+
+TEST_CASE("device_info's text names each device and its ceilings before the JSON") {
+  Fixture f;
+  auto tool = f.tool();
+  RecordingContext ctx;
+  auto result = tool.handler(json::object(), ctx);
+  REQUIRE(result.content.size() == 2);
+  const std::string text = result.content[0]["text"].get<std::string>();
+  CHECK(text.rfind("1 device(s) via ", 0) == 0);
+  CHECK(text.find("0: NVIDIA H200 (sm_90") != std::string::npos);
+  CHECK(text.find("ceilings not_measured") != std::string::npos);
+  CHECK(json::parse(result.content[1]["text"].get<std::string>()) == *result.structuredContent);
+}

@@ -6,6 +6,7 @@
 // fix. An argument left out (or null) leaves the member as the type's default has it.
 #include <optional>
 #include <string>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,11 @@ struct ArgumentProblem {
   std::string message;
   std::string fix;
 };
+
+// What a tool answers whose every failure is one argument's problem (a path that names no file,
+// a device index that names no device): the result, or the problem.
+template <class Result>
+using Checked = std::variant<Result, ArgumentProblem>;
 
 class ArgumentReader : public FieldVisitor {
  public:

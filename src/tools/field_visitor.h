@@ -176,6 +176,14 @@ void object(FieldVisitor& v, const Field& f, std::optional<T>& value) {
 template <class E>
 using NameTable = std::vector<std::pair<std::string, E>>;
 
+// The names of `values` as `spell` spells them (the layer that owns the enum names it once).
+template <class E, class Spell>
+NameTable<E> spelledBy(const std::vector<E>& values, Spell spell) {
+  NameTable<E> table;
+  for (E e : values) table.emplace_back(spell(e), e);
+  return table;
+}
+
 template <class E>
 void choice(FieldVisitor& v, Field f, E& value, const NameTable<E>& names) {
   std::string text;

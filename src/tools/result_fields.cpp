@@ -7,11 +7,8 @@ namespace kopt::tools {
 using campaign::Phase;
 
 void describePhase(FieldVisitor& v, Phase& phase, bool required) {
-  static const NameTable<Phase> names = [] {
-    NameTable<Phase> table;
-    for (Phase p : campaign::allPhases()) table.emplace_back(campaign::toString(p), p);
-    return table;
-  }();
+  static const NameTable<Phase> names =
+      spelledBy(campaign::allPhases(), [](Phase p) { return std::string(campaign::toString(p)); });
   Field f = out("phase");
   if (required) f.required();
   choice(v, f, phase, names);

@@ -173,4 +173,26 @@ std::string summaryText(const campaign::TipsQueryResult& r) {
 
 std::string summaryText(const campaign::AppendTipResult& r) { return "Tip appended to " + r.path; }
 
+std::string summaryText(const device::DeviceReport& r) {
+  if (!r.present) return "No GPU: " + r.reason;
+  std::string text = std::to_string(r.deviceCount) + " device(s) via " + r.backend + ":";
+  for (const auto& e : r.devices) {
+    text += "\n  " + std::to_string(e.info.index) + ": " + e.info.name + " (" + e.info.arch + ", " +
+            std::to_string(e.info.computeUnits) + " compute units, " + device::formatGiB(e.info.memoryBytes) +
+            "), " + device::describeIdentity(e.info, e.peak);
+    if (e.peak.entry) {
+      text += "; datasheet " + num(e.peak.entry->bf16DenseTflops) + " bf16 TFLOPS, " + num(e.peak.entry->hbmGBps) +
+              " GB/s";
+    }
+    text += "; ceilings " + device::ceilingStatusName(e.ceilingStatus);
+    if (e.ceilings) {
+      text += ": copy " + num(e.ceilings->copyGBps) + " GB/s, bf16 matmul " + num(e.ceilings->matmulBf16Tflops) +
+              " TFLOPS";
+    }
+    if (!e.ceilingNote.empty()) text += " (" + e.ceilingNote + ")";
+  }
+  for (const auto& w : r.warnings) text += "\nWarning: " + w;
+  return text;
+}
+
 }  // namespace kopt::tools

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "campaign/engine_types.h"
+#include "device/device_report.h"
 
 namespace kopt::tools {
 
@@ -30,5 +31,7 @@ std::string summaryText(const campaign::IneffectiveResult& r);
 std::string summaryText(const campaign::BestSummaryResult& r);
 std::string summaryText(const campaign::TipsQueryResult& r);
 std::string summaryText(const campaign::AppendTipResult& r);
+// The inspection tools outside the campaign.
+std::string summaryText(const device::DeviceReport& r);  // device_info
 
 }  // namespace kopt::tools

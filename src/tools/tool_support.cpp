@@ -111,4 +111,13 @@ mcp::ToolAnnotations campaignReadAnnotations() {
   return a;
 }
 
+mcp::ToolAnnotations inspectionAnnotations(bool readOnly) {
+  mcp::ToolAnnotations a;
+  a.readOnlyHint = readOnly;
+  a.destructiveHint = false;
+  a.idempotentHint = true;
+  a.openWorldHint = false;
+  return a;
+}
+
 }  // namespace kopt::tools

@@ -71,5 +71,8 @@ inline constexpr std::size_t kTextLimit = 40000;
 mcp::ToolAnnotations campaignWriteAnnotations();
 // The annotations of a tool that only reads the campaign's records: read-only, local only.
 mcp::ToolAnnotations campaignReadAnnotations();
+// The annotations of an inspection tool outside the campaign (a CSV, the GPU): never destroys
+// anything, answers a repeated call the same, local only; `readOnly` false where it keeps a cache.
+mcp::ToolAnnotations inspectionAnnotations(bool readOnly);
 
 }  // namespace kopt::tools

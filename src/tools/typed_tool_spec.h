@@ -72,6 +72,17 @@ mcp::ToolSpec ownTool(ToolText text, Handle handle) {
   return t;
 }
 
+// A tool outside the campaign engine: `run(args, request)` returns Checked<Result>, and a problem
+// reads as the argument reader's own do (the field and the fix named).
+template <class Args, class Result, class Run>
+mcp::ToolSpec checkedTool(ToolText text, Run run) {
+  return ownTool<Args, Result>(std::move(text), [run](const Args& a, mcp::RequestContext& request) {
+    Checked<Result> answer = run(a, request);
+    if (const auto* problem = std::get_if<ArgumentProblem>(&answer)) return argumentError(*problem);
+    return typedResponse(campaign::Outcome<Result>(std::get<Result>(std::move(answer))));
+  });
+}
+
 // A long tool: `run(args, ctx)` reports progress and honours cancellation; with `async: true`
 // it runs as a job (tools/tool_jobs.h) and returns {job_id, job_state} at once.
 template <class Args, class Result, class Run>
