@@ -21,4 +21,11 @@ ToolFailure lostRunFailure(const std::string& tool, const std::string& what);
 // kernel and is to be recorded.
 std::optional<ToolFailure> unjudgedRunFailure(const exec::RunResult& run, const std::string& tool);
 
+// A tree's build for a step of `tool`: ready (nothing set), failed, or not judged at all.
+struct TreeBuild {
+  std::optional<ToolFailure> unjudged;  // cancelled or lost: nothing recorded, the call fails
+  std::string error;                    // the build failed (or the tree could not be prepared): why
+  bool ready() const { return !unjudged && error.empty(); }
+};
+
 }  // namespace kopt::campaign::detail

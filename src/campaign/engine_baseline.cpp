@@ -183,11 +183,11 @@ std::optional<Stop> BaselineRun::buildAndTest() {
   if (!r.ok()) {
     return stopBroken("the tests " + detail::describe(r), {"test log tail:\n" + detail::logTail(rp_.testLog, 2000)});
   }
-  if (auto err = detail::ensureWorktreeBuilt(s_, *executor_, s_.paths.bestWorktree, head_,
-                                             rp_.artifacts / "best_build.log", ctx_);
-      !err.empty()) {
-    return stopBroken(err);
-  }
+  detail::TreeBuild best =
+      detail::ensureWorktreeBuilt(s_, *executor_, s_.paths.bestWorktree, head_, rp_.artifacts / "best_build.log",
+                                  "run_baseline", ctx_);
+  if (best.unjudged) return stopUnjudged(*best.unjudged);
+  if (!best.error.empty()) return stopBroken(best.error);
   return std::nullopt;
 }
 

@@ -223,10 +223,11 @@ Outcome<FinalAcceptanceResult> CampaignEngine::finalAcceptance(const FinalAccept
   result.testsOk = t.ok();
   result.testLog = (dir / "test.log").string();
   const fs::path baselineTree = s.paths.worktreesDir / "baseline";
-  if (auto err = detail::ensureWorktreeBuilt(s, *executor, baselineTree, s.state.baselineCommit, dir / "baseline_build.log", ctx);
-      !err.empty()) {
+  detail::TreeBuild baseline = detail::ensureWorktreeBuilt(s, *executor, baselineTree, s.state.baselineCommit,
+                                                          dir / "baseline_build.log", "final_acceptance", ctx);
+  if (!baseline.ready()) {
     s.clearStep();
-    return toolFailure(err);
+    return baseline.unjudged ? *baseline.unjudged : toolFailure(baseline.error);
   }
   auto measured = measureFinal(s, *executor, options_, ctx, baselineTree, pairs, total);
   if (auto* failure = std::get_if<ToolFailure>(&measured)) return *failure;

@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 namespace detail {
 
-CandidateBuild ensureCandidateBuilt(OpenCampaign& s, exec::Executor& executor, const std::string& fingerprint,
+TreeBuild ensureCandidateBuilt(OpenCampaign& s, exec::Executor& executor, const std::string& fingerprint,
                                     const std::string& tool, const CallContext& ctx, double progressAt,
                                     std::optional<double> progressTotal) {
   const int round = s.state.openRound ? s.state.openRound->number : 0;
@@ -272,7 +272,7 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
   if (build && s.manifest.buildCommand.empty()) return skippedBuild(s, round, fingerprint, std::move(result));
   if (!build) {
     // Tests run against what is in the tree now.
-    const detail::CandidateBuild candidate =
+    const detail::TreeBuild candidate =
         detail::ensureCandidateBuilt(s, *executor, fingerprint, "run_tests", ctx, 0, 2.0);
     if (candidate.unjudged) return *candidate.unjudged;
     if (!candidate.error.empty()) {
@@ -325,19 +325,14 @@ namespace {
 // Both arms ready to measure: the candidate built in the tree, the current best in its worktree.
 std::optional<ToolFailure> buildBothArms(OpenCampaign& s, exec::Executor& executor, const std::string& fingerprint,
                                          const RoundPaths& rp, const CallContext& ctx, double progressTotal) {
-  const detail::CandidateBuild candidate =
+  const detail::TreeBuild candidate =
       detail::ensureCandidateBuilt(s, executor, fingerprint, "run_quick_bench", ctx, 0, progressTotal);
   if (candidate.unjudged) return candidate.unjudged;
   if (!candidate.error.empty()) {
     return toolFailure("the candidate does not build, so there is nothing to measure: " + candidate.error, "",
                        "fix the build (see artifacts/build.log) and call rebuild_kernel");
   }
-  if (auto err = detail::ensureWorktreeBuilt(s, executor, s.paths.bestWorktree, s.state.bestCommit,
-                                             rp.artifacts / "best_build.log", ctx);
-      !err.empty()) {
-    return toolFailure(err, "", "the current best no longer builds in its worktree; check the environment");
-  }
-  return std::nullopt;
+  return detail::bestTreeFailure(s, executor, rp.artifacts / "best_build.log", "run_quick_bench", ctx);
 }
 
 // The bench's interleaved pairs under `tag`, or why there are none: a cancelled call or a lost

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/command_outcome.h"
 #include "campaign/engine_session.h"
 #include "campaign/frozen_files.h"
 #include "exec/executor.h"
@@ -30,15 +31,10 @@ std::vector<FrozenDifference> verifyFrozen(const OpenCampaign& session);
 Outcome<std::unique_ptr<OpenCampaign>> openForTool(const EngineOptions& options, const std::string& campaignDir,
                                               CampaignTool tool, const CallContext& ctx, bool checkPhase = true);
 
-// The candidate's build for a step of `tool`: built, failed (recorded), or not judged at all.
-struct CandidateBuild {
-  std::optional<ToolFailure> unjudged;  // cancelled or lost (command_outcome.h): nothing recorded, the call fails
-  std::string error;                    // the build failed: why, with the log's tail
-};
 // Makes sure the working tree's build matches `fingerprint`: reuses the round's last successful
 // build of the same files, else runs the build command (recording build_finished unless the run
 // judged nothing).
-CandidateBuild ensureCandidateBuilt(OpenCampaign& session, exec::Executor& executor, const std::string& fingerprint,
+TreeBuild ensureCandidateBuilt(OpenCampaign& session, exec::Executor& executor, const std::string& fingerprint,
                                     const std::string& tool, const CallContext& ctx, double progressAt,
                                     std::optional<double> progressTotal);
 

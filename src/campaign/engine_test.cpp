@@ -450,6 +450,30 @@ TEST_CASE("engine: a build or test run lost by the cluster is no failed build or
   REQUIRE_MESSAGE(retried.ok(), retried.errorText());
 }
 
+TEST_CASE("engine: run_baseline whose best-tree build the cluster lost stops unjudged, not as a broken baseline") {
+  FakeWorkspace ws;
+  auto buildsLeft = std::make_shared<int>(1);  // the repository's build runs; the best tree's is lost
+  EngineOptions options = ws.options();
+  options.executorFactory = [=](const Manifest&) {
+    return std::make_unique<NodeLossExecutor>(
+        [=](const std::string& command) { return command.find("build.py") != std::string::npos && (*buildsLeft)-- <= 0; });
+  };
+  CampaignEngine engine(options);
+  const std::string dir = testing::defineFakeCampaign(engine);
+  REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
+  REQUIRE(engine.prepareEnvironment(dir).ok());
+  REQUIRE(engine.readTips(dir).ok());
+  auto lost = engine.runBaseline(dir, {});
+  REQUIRE_FALSE(lost.ok());
+  CHECK(lost.errorText().find("run_baseline stopped: a run was lost by the cluster") == 0);
+  CHECK(countEvents(dir, "baseline_recorded") == 0);
+  CHECK(engine.campaignStatus(dir).value().pendingStep.empty());
+  // The node is back: the same call measures the baseline.
+  *buildsLeft = 1000;
+  auto measured = engine.runBaseline(dir, {});
+  REQUIRE_MESSAGE(measured.ok(), measured.errorText());
+}
+
 }  // namespace kopt::campaign
 
 namespace kopt::campaign {

@@ -82,7 +82,7 @@ std::optional<double> peakFor(const Manifest& m, const measure::PrimaryMetric& m
 std::optional<Stop> buildAndTest(const ValidationContext& c, ValidationRun& run, std::vector<std::string>& checks) {
   OpenCampaign& s = c.session;
   const Manifest& m = s.manifest;
-  const detail::CandidateBuild candidate =
+  const detail::TreeBuild candidate =
       detail::ensureCandidateBuilt(s, c.executor, c.fingerprint, "validate_round", c.ctx, 0, c.progressTotal);
   if (candidate.unjudged) return *candidate.unjudged;
   if (!candidate.error.empty()) {

@@ -139,10 +139,8 @@ std::optional<Stop> measureStage(const ValidationContext& c, MeasurementRunner& 
 
 std::optional<Stop> measureAndGate(const ValidationContext& c, const std::function<std::uint64_t()>& seeds,
                                           ValidationRun& run, std::vector<std::string>& checks) {
-  if (auto err = ensureWorktreeBuilt(c.session, c.executor, c.session.paths.bestWorktree, c.session.state.bestCommit,
-                                     c.paths.artifacts / "best_build.log", c.ctx);
-      !err.empty()) {
-    return toolFailure(err, "", "the current best no longer builds in its worktree; check the environment");
+  if (auto failure = bestTreeFailure(c.session, c.executor, c.paths.artifacts / "best_build.log", "validate_round", c.ctx)) {
+    return *failure;
   }
   MeasurementRunner runner(c.executor, seeds);
   int ordinal = measurementOrdinal(c.session, c.round);

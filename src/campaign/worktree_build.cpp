@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "campaign/candidate_tree.h"
+#include "campaign/command_outcome.h"
 #include "campaign/command_run.h"
 #include "campaign/lineage/git_process.h"
 #include "campaign/lineage/git_repo.h"
@@ -13,8 +14,9 @@ namespace kopt::campaign::detail {
 
 namespace fs = std::filesystem;
 
-std::string ensureWorktreeBuilt(OpenCampaign& session, exec::Executor& executor, const fs::path& dir,
-                                const std::string& commit, const fs::path& buildLog, const CallContext& ctx) {
+TreeBuild ensureWorktreeBuilt(OpenCampaign& session, exec::Executor& executor, const fs::path& dir,
+                                   const std::string& commit, const fs::path& buildLog, const std::string& tool,
+                                   const CallContext& ctx) {
   std::error_code ec;
   // Once a "<dir>.built" marker file said the build was done: a file the agent could write
   // (beside its own binary in the tree; docs/integrity.md, referee hole 2). It means nothing now.
@@ -46,15 +48,16 @@ std::string ensureWorktreeBuilt(OpenCampaign& session, exec::Executor& executor,
     // agent can set: build the commit's bytes, not what a smudge filter made of them.
     repo.rewriteAsCommitted(dir, commit);
   } catch (const std::exception& e) {
-    return std::string("cannot prepare the worktree ") + dir.string() + ": " + e.what();
+    return {std::nullopt, std::string("cannot prepare the worktree ") + dir.string() + ": " + e.what()};
   }
   if (build.empty()) return {};
   exec::RunResult r = runLogged(executor, build, session.placeholders(dir), dir, buildLog,
                                 session.manifest.timeouts.buildSeconds, session.manifest.timeouts.hangSeconds, ctx,
                                 "building " + commit.substr(0, 10) + " in " + dir.filename().string(), 0, std::nullopt);
+  if (auto unjudged = unjudgedRunFailure(r, tool)) return {std::move(unjudged), ""};
   if (!r.ok()) {
-    return "the build of " + commit.substr(0, 10) + " in " + dir.string() + " " + describe(r) + " (log: " +
-           buildLog.string() + ")";
+    return {std::nullopt, "the build of " + commit.substr(0, 10) + " in " + dir.string() + " " + describe(r) +
+                              " (log: " + buildLog.string() + ")"};
   }
   WorktreeBuilt built;
   built.tree = treeName;
@@ -63,6 +66,17 @@ std::string ensureWorktreeBuilt(OpenCampaign& session, exec::Executor& executor,
   built.content = worktreeContentFingerprint(dir);
   session.record(built, std::nullopt);
   return {};
+}
+
+std::optional<ToolFailure> bestTreeFailure(OpenCampaign& session, exec::Executor& executor, const fs::path& buildLog,
+                                           const std::string& tool, const CallContext& ctx) {
+  TreeBuild best = ensureWorktreeBuilt(session, executor, session.paths.bestWorktree, session.state.bestCommit,
+                                       buildLog, tool, ctx);
+  if (best.unjudged) return std::move(best.unjudged);
+  if (!best.error.empty()) {
+    return toolFailure(best.error, "", "the current best no longer builds in its worktree; check the environment");
+  }
+  return std::nullopt;
 }
 
 }  // namespace kopt::campaign::detail
