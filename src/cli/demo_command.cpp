@@ -69,7 +69,7 @@ std::optional<std::string> makeRepository(const fs::path& source, const fs::path
   fs::create_directories(repo, ec);
   if (ec) return "cannot create " + repo.string() + ": " + ec.message();
   for (const auto& entry : fs::directory_iterator(source)) {
-    // kernel_dir "." copies a whole checkout (the GPU campaigns need src/device and tools/hip_bench
+    // kernel_dir "." copies a whole checkout (the GPU campaigns need src/device and harness/hip
     // beside the kernel): never its history, build trees, test clients or earlier campaigns.
     const auto name = entry.path().filename().string();
     if (name == "build" || name.rfind("build-", 0) == 0 || name == "__pycache__" || name == ".git" || name == "node_modules" ||

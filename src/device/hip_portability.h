@@ -1,6 +1,6 @@
 #pragma once
 // kopt's HIP portability header: the HIP runtime API subset that kopt's kernels (kernels/hip) and
-// native bench harness (tools/hip_bench) use, on both vendors.
+// native bench harness (harness/hip) use, on both vendors.
 //
 //  - AMD (hipcc, __HIP_PLATFORM_AMD__): the real <hip/hip_runtime.h>.
 //  - NVIDIA (nvcc, __CUDACC__): the same names mapped onto the CUDA runtime. Debian's HIP 5.2
@@ -9,7 +9,7 @@
 //
 // CUDA 13 removed cudaDeviceProp::clockRate and ::memoryClockRate; read clocks with
 // kopt_hip::clockRateKHz() / memoryClockRateKHz(), which use the attribute query on both vendors.
-// bf16 values travel as raw uint16_t bits (tools/hip_bench/bf16_bits.h), so no vendor bf16 type
+// bf16 values travel as raw uint16_t bits (harness/hip/bf16_bits.h), so no vendor bf16 type
 // is needed. Host-only code (the CPU reference, CSV writing) must not include this header: it
 // needs a GPU compiler. It is not compiled into the kopt server, which reaches the GPU through dlopen
 // (device_runtime.h).

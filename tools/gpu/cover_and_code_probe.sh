@@ -6,7 +6,7 @@
 #     process_effect_probe.py's reload-code variant (Triton's kernels dropped at every prepare, so the
 #     code lands elsewhere) against as-shipped, on rms_1k_1k and mm_1k.
 # From the repository root on the GPU machine, with build-hip-cover/ carried (the benches built by
-# `bash tools/hip_bench/build_kernels.sh DIR sm_90 kopt_hip_gemm_bench kopt_hip_rmsnorm_bench`).
+# `bash harness/hip/build_kernels.sh DIR sm_90 kopt_hip_gemm_bench kopt_hip_rmsnorm_bench`).
 # Everything lands in $OUT/all.tgz: the device tool returns only a handful of files per call.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

@@ -27,7 +27,7 @@ for k in matmul rmsnorm; do
     echo "reference $k $mode flush: exit $? after $(( $(date +%s) - start ))s" >>"$work/env.txt"
   done
 done
-# The native HIP RMSNorm (build-hip-cover carried, built with tools/hip_bench/build_kernels.sh): the
+# The native HIP RMSNorm (build-hip-cover carried, built with harness/hip/build_kernels.sh): the
 # cover with the overwriting flush, the cover with the reading flush, no cover; twice, alternated.
 if [ -x build-hip-cover/kopt_hip_rmsnorm_bench ]; then
   for rep in 1 2; do

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "device/hip_portability.h"
-#include "hip_bench/bf16_bits.h"
+#include "harness/hip/bf16_bits.h"
 
 namespace kopt::kernels {
 

@@ -1,4 +1,4 @@
-// Native bench of the sample bf16 GEMM (tools/hip_bench command-line contract):
+// Native bench of the sample bf16 GEMM (harness/hip command-line contract):
 //   kopt_hip_gemm_bench --summary-csv PATH --samples PATH [--shapes L1,L2] [--seed N]
 //   kopt_hip_gemm_bench --check-only            (the campaign's test command)
 // Per shape: one checked call of forward and backward on generator inputs (outputs poisoned with
@@ -14,14 +14,14 @@
 
 #include "gemm/gemm.h"
 #include "gemm/gemm_reference.h"
-#include "hip_bench/bench_driver.h"
-#include "hip_bench/buffer_plan.h"
-#include "hip_bench/correctness.h"
-#include "hip_bench/gpu/device_buffer.h"
-#include "hip_bench/gpu/device_context.h"
-#include "hip_bench/gpu/fill_kernels.h"
-#include "hip_bench/gpu/l2_flush.h"
-#include "hip_bench/gpu/timed_loop.h"
+#include "harness/hip/bench_driver.h"
+#include "harness/hip/buffer_plan.h"
+#include "harness/hip/correctness.h"
+#include "harness/hip/gpu/device_buffer.h"
+#include "harness/hip/gpu/device_context.h"
+#include "harness/hip/gpu/fill_kernels.h"
+#include "harness/hip/gpu/l2_flush.h"
+#include "harness/hip/gpu/timed_loop.h"
 
 namespace {
 

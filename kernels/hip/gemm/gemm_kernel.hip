@@ -6,7 +6,7 @@
 #include "common/bf16_vector.h"
 #include "gemm/gemm.h"
 #include "gemm/gemm_config.h"
-#include "hip_bench/bf16_bits.h"
+#include "harness/hip/bf16_bits.h"
 
 namespace kopt::kernels {
 

@@ -5,7 +5,7 @@
 #include <random>
 #include <set>
 
-#include "hip_bench/parallel_for.h"
+#include "harness/hip/parallel_for.h"
 
 namespace kopt::kernels {
 

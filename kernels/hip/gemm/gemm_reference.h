@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hip_bench/input_generator.h"
+#include "harness/hip/input_generator.h"
 
 namespace kopt::kernels {
 

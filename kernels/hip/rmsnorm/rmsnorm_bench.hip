@@ -1,4 +1,4 @@
-// Native bench of the sample RMSNorm (tools/hip_bench command-line contract, memory-bound schema):
+// Native bench of the sample RMSNorm (harness/hip command-line contract, memory-bound schema):
 //   kopt_hip_rmsnorm_bench --summary-csv PATH --samples PATH [--shapes L1,L2] [--seed N]
 //   kopt_hip_rmsnorm_bench --check-only
 // Per shape: one checked call of forward and backward (outputs poisoned first), every element of
@@ -14,15 +14,15 @@
 #include <sstream>
 #include <vector>
 
-#include "hip_bench/bench_driver.h"
-#include "hip_bench/buffer_plan.h"
-#include "hip_bench/correctness.h"
-#include "hip_bench/gpu/device_buffer.h"
-#include "hip_bench/gpu/device_context.h"
-#include "hip_bench/gpu/fill_kernels.h"
-#include "hip_bench/gpu/l2_flush.h"
-#include "hip_bench/gpu/timed_loop.h"
-#include "hip_bench/parallel_for.h"
+#include "harness/hip/bench_driver.h"
+#include "harness/hip/buffer_plan.h"
+#include "harness/hip/correctness.h"
+#include "harness/hip/gpu/device_buffer.h"
+#include "harness/hip/gpu/device_context.h"
+#include "harness/hip/gpu/fill_kernels.h"
+#include "harness/hip/gpu/l2_flush.h"
+#include "harness/hip/gpu/timed_loop.h"
+#include "harness/hip/parallel_for.h"
 #include "rmsnorm/rmsnorm.h"
 #include "rmsnorm/rmsnorm_reference.h"
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <mutex>
 
-#include "hip_bench/parallel_for.h"
+#include "harness/hip/parallel_for.h"
 
 namespace kopt::kernels {
 

@@ -3,7 +3,7 @@
 // for why not from device buffers).
 #include <vector>
 
-#include "hip_bench/input_generator.h"
+#include "harness/hip/input_generator.h"
 
 namespace kopt::kernels {
 
