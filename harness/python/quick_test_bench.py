@@ -4,7 +4,7 @@
 Copied into a campaign directory by kopt at PREPARE_ENVIRONMENT and frozen at BASELINE. Run as
 
     python quick_test_bench.py --summary-csv PATH --samples PATH [--shapes L1,L2] [--seed N]
-    python quick_test_bench.py --serve          # bench worker, docs/worker-protocol.md
+    python quick_test_bench.py --serve          # bench worker, harness/WORKER-PROTOCOL.md
 
 It writes the frozen-schema CSV (GEMM: TFLOPS schema; KIND = "memory": GB/s schema) and the
 raw-sample JSON Lines side file (one line per shape and direction, every per-call time in ms).
@@ -373,7 +373,7 @@ def parse_args(argv):
                     help="exit 1 unless every shape's Check is PASS (a test_command; the CSV is still written)")
     ap.add_argument("--list-shapes", action="store_true")
     ap.add_argument("--serve", action="store_true",
-                    help="bench worker: JSON-lines requests on stdin, replies on stdout (docs/worker-protocol.md)")
+                    help="bench worker: JSON-lines requests on stdin, replies on stdout (harness/WORKER-PROTOCOL.md)")
     ap.add_argument("--self-test", action="store_true", help="test the pure-Python parts (no torch, no GPU)")
     a = ap.parse_args(argv)
     if a.seed < 0:
@@ -1836,7 +1836,7 @@ def load_op(cfg, base_dir, device, dtype, shapes):
 
 
 # ----------------------------------------------------------------------------------------------
-# Worker mode (--serve): docs/worker-protocol.md, version 1. The parsing and the request loop are
+# Worker mode (--serve): harness/WORKER-PROTOCOL.md, version 1. The parsing and the request loop are
 # pure Python (tested by --self-test); Worker does the measuring.
 
 WORKER_PROTOCOL = 1
@@ -2118,7 +2118,7 @@ def run(cfg, argv, base_dir):
     shapes = validate_config(cfg)
     opts.device = opts.device or cfg.get("DEVICE") or "cuda"
     if opts.serve and (opts.summary_csv or opts.samples or opts.list_shapes or opts.require_pass):
-        raise HarnessError("--serve answers on stdout (docs/worker-protocol.md); it takes no --summary-csv, "
+        raise HarnessError("--serve answers on stdout (harness/WORKER-PROTOCOL.md); it takes no --summary-csv, "
                            "--samples, --list-shapes or --require-pass", 2)
     if opts.list_shapes:
         for s in shapes:

@@ -2,7 +2,7 @@
 //   cpu_gemm_bench [--summary-csv PATH] [--samples PATH] [--shapes L1,L2] [--seed N] [options]
 // It writes the frozen 15-column GEMM CSV (B = 1) and the raw-sample JSON Lines file.
 //   cpu_gemm_bench --serve
-// is a persistent bench worker speaking docs/worker-protocol.md (JSON lines on stdin, replies on
+// is a persistent bench worker speaking harness/WORKER-PROTOCOL.md (JSON lines on stdin, replies on
 // the original stdout); kopt alternates short batches between two such workers.
 //
 // What it does to be hard to fool (see docs in README.md):
@@ -783,7 +783,7 @@ std::string samples_text(const std::vector<Shape>& shapes, const std::vector<Res
 
 
 // ---------------------------------------------------------------------------------------------
-// Worker mode (--serve, docs/worker-protocol.md). Every shape is measured in this process: kopt
+// Worker mode (--serve, harness/WORKER-PROTOCOL.md). Every shape is measured in this process: kopt
 // restarts a worker that dies, and a shape it had not finished fails. The defences of the CSV mode
 // hold per call: fresh inputs (slices of the pool refilled from the batch's seed, evicted before
 // the direction starts), NaN-poisoned rotating outputs, inputs hashed around every call, the

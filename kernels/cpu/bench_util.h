@@ -1,6 +1,6 @@
 // Small, self-contained helpers of the native bench harness: random numbers, statistics, SNR,
 // number formatting, the host facts (LLC size, CPU model) the harness records, and the bench worker
-// protocol's plumbing (namespace bench::wire, docs/worker-protocol.md) that kernels/cpu and
+// protocol's plumbing (namespace bench::wire, harness/WORKER-PROTOCOL.md) that kernels/cpu and
 // kernels/cpu_grouped share.
 // Header-only so the kernel folder builds with one compiler line and no library. The protocol code
 // lives here rather than in a header of its own because kopt, its tests and users copy this folder
@@ -473,7 +473,7 @@ class WorkerPool {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Bench worker protocol, version 1 (docs/worker-protocol.md): `<bench> --serve` answers JSON lines
+// Bench worker protocol, version 1 (harness/WORKER-PROTOCOL.md): `<bench> --serve` answers JSON lines
 // on stdin. Requests are flat JSON objects (strings, numbers, booleans, null), so this is a small
 // strict reader for exactly those and a writer for the replies; no JSON library, so the harness
 // still builds with one `c++` line in a user's repository.

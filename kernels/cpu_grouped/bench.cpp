@@ -4,7 +4,7 @@
 // It writes the frozen 15-column GEMM CSV (B = number of groups, M = total rows; forward only, so
 // the backward columns are nan) and the raw-sample JSON Lines file.
 //   cpu_grouped_gemm_bench --serve
-// is a persistent bench worker speaking docs/worker-protocol.md (JSON lines on stdin, replies on
+// is a persistent bench worker speaking harness/WORKER-PROTOCOL.md (JSON lines on stdin, replies on
 // the original stdout); group sizes then come from the prepare and batch seeds.
 //
 // Why it exists (docs/integrity.md, class 10 / gap G7): a grouped kernel can be fast only when
@@ -661,7 +661,7 @@ bool write_file(const std::string& path, const std::string& text) {
 }
 
 
-// ---- worker mode (--serve, docs/worker-protocol.md) --------------------------------------------
+// ---- worker mode (--serve, harness/WORKER-PROTOCOL.md) --------------------------------------------
 // Every shape is measured in this process: kopt restarts a worker that dies, and a shape it had not
 // finished fails. Per call, as in the CSV mode: group sizes drawn from the request's seed, inputs
 // from pool slices refilled from that seed and evicted before the batch, a NaN-poisoned rotating

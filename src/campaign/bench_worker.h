@@ -1,5 +1,5 @@
 #pragma once
-// kopt's side of the bench worker protocol (docs/worker-protocol.md): typed requests and replies
+// kopt's side of the bench worker protocol (harness/WORKER-PROTOCOL.md): typed requests and replies
 // over an exec::WorkerProcess. Every reply is checked field by field; a reply that breaks the
 // protocol, a worker that dies or stops answering, is a WorkerFailure that names what happened,
 // and the worker is not asked anything again (its state is unknown).
@@ -73,7 +73,7 @@ WorkerReply<std::string> parseRow(const nlohmann::json& reply, const std::string
 
 // What a prepare's warm-up measures besides warming up: kopt sizes a shape's batches from the best
 // arm's cost of one more call, so only the best's prepare runs the long sizing batch for it; the
-// candidate's would cost a look about a second for a number nobody reads (docs/worker-protocol.md).
+// candidate's would cost a look about a second for a number nobody reads (harness/WORKER-PROTOCOL.md).
 enum class WarmUp { SizeBatches, WarmOnly };
 
 class BenchWorker {

@@ -1,5 +1,5 @@
 #pragma once
-// The A/B measurement inside two persistent bench workers (docs/worker-protocol.md): one worker
+// The A/B measurement inside two persistent bench workers (harness/WORKER-PROTOCOL.md): one worker
 // per arm, batches of a few milliseconds alternated in balanced order (ABBA, BAAB, ...; A = the
 // candidate), the idle worker stopped. A block (four batches) is one pair for the statistics, so
 // host-side regimes and clock swings, which last far longer than a block, hit both arms alike;

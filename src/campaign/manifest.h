@@ -85,7 +85,7 @@ struct GatePolicy {
 using ExecutorKind = exec::ExecutorKind;
 using ExecutorConfig = exec::ExecutorConfig;
 
-// How kopt talks to the bench command (docs/worker-protocol.md). `csv`: each A/B pair is two
+// How kopt talks to the bench command (harness/WORKER-PROTOCOL.md). `csv`: each A/B pair is two
 // fresh processes writing the frozen-schema CSV. `worker`: the command also speaks the worker
 // protocol (`--serve`), and the arms are measured as interleaved batches in two persistent
 // workers: a pair is a block, far less noisy and far cheaper (docs/statistics.md).

@@ -372,7 +372,7 @@ void readBench(Reader& r, const YAML::Node& root, Manifest& m) {
       const std::string text = v.IsScalar() ? util::toLower(util::trim(v.Scalar())) : "";
       if (text == "worker") m.bench.protocol = BenchProtocol::Worker;
       else if (text == "csv") m.bench.protocol = BenchProtocol::Csv;
-      else r.error("bench.protocol", "must be worker or csv", "worker when the bench command answers --serve (docs/worker-protocol.md), else csv");
+      else r.error("bench.protocol", "must be worker or csv", "worker when the bench command answers --serve (harness/WORKER-PROTOCOL.md), else csv");
     } else if (key == "batch_ms") {
       double ms = 0;
       char* end = nullptr;

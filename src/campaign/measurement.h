@@ -69,7 +69,7 @@ struct MeasurementPlan {
   // best runs land on the same device: the A/B comparison never crosses devices.
   std::vector<std::string> devices;
   exec::DeviceBinding binding = exec::DeviceBinding::VisibleDevicesEnv;
-  // The harness speaks docs/worker-protocol.md: the arms are measured as interleaved batches in
+  // The harness speaks harness/WORKER-PROTOCOL.md: the arms are measured as interleaved batches in
   // two persistent workers (interleaved_runner.h), a pair is a block. Otherwise each pair is two
   // fresh processes of the command writing the frozen-schema CSV.
   bool workers = false;

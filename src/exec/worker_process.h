@@ -1,5 +1,5 @@
 #pragma once
-// A long-lived child that answers one line per request over pipes (docs/worker-protocol.md): the
+// A long-lived child that answers one line per request over pipes (harness/WORKER-PROTOCOL.md): the
 // bench workers kopt alternates batches between. Unlike Executor::run, whose commands write only
 // to files, this child is talked to, so it gets a stdin and a stdout pipe; its stderr goes to a
 // log file. It runs in a session of its own so that stop()/resume() (SIGSTOP/SIGCONT) and

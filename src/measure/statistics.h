@@ -2,7 +2,7 @@
 // The per-shape statistical gate (measurement.md B.2, docs/statistics.md): is the candidate
 // correct, and really better than the current best on every shape?
 //
-// Unit of replication: one block (docs/worker-protocol.md): four interleaved batches, ABBA or BAAB,
+// Unit of replication: one block (harness/WORKER-PROTOCOL.md): four interleaved batches, ABBA or BAAB,
 // of the best (A) and the candidate (B) inside two persistent worker processes, reduced to one
 // throughput per arm and shape. Pair i = block i. (With the csv protocol a pair is still two fresh
 // processes; the statistics are the same.) The BASELINE A/A checks that blocks are a valid unit

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The two CPU bench harnesses (kernels/cpu, kernels/cpu_grouped) speak the bench worker protocol
-# (docs/worker-protocol.md) with --serve, driven over pipes by a small python3 driver:
+# (harness/WORKER-PROTOCOL.md) with --serve, driven over pipes by a small python3 driver:
 #  - hello's csv_header is byte-identical to the CSV mode's header, its shapes are --list-shapes;
 #  - an honest build: prepare PASS with call_ms, batches with one positive time per call and
 #    errors 0, a PASS row whose times are the median of every batch call;

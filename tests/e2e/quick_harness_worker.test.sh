@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# harness/python/quick_test_bench.py --serve (docs/worker-protocol.md) on CPU tensors, driven over pipes by a
+# harness/python/quick_test_bench.py --serve (harness/WORKER-PROTOCOL.md) on CPU tensors, driven over pipes by a
 # small python3 client: hello's csv_header equals the CLI's header line; prepare/batch/row on an
 # honest kernel (PASS, errors 0, positive times, the row matches the CLI's format); a kernel that
 # returns a cached output (batch errors > 0, row FAIL); a kernel that prints to stdout (replies still

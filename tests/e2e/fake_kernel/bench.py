@@ -23,7 +23,7 @@ if cfg.get("crash") == "1":
 
 
 def serve():
-    """Bench worker protocol 1 (docs/worker-protocol.md) with synthetic times: no clock is read.
+    """Bench worker protocol 1 (harness/WORKER-PROTOCOL.md) with synthetic times: no clock is read.
 
     aa_bias=<x> makes a worker outside kopt's best worktree (the A/A's candidate arm runs in the
     campaign's repository) read x slower in the first aa_bias_sessions workers started in its

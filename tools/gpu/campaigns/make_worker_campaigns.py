@@ -25,7 +25,7 @@ def worker_yaml(kernel):
     text = open(os.path.join(HERE, f"triton_{kernel}_gate.yaml")).read()
     head, _, _ = text.partition("\ngate:")
     return (f"# Written by make_worker_campaigns.py from triton_{kernel}_gate.yaml: the same campaign measured by\n"
-            "# two persistent bench workers (docs/worker-protocol.md), 8 blocks per look.\n"
+            "# two persistent bench workers (harness/WORKER-PROTOCOL.md), 8 blocks per look.\n"
             + head + f"\nbench:\n  protocol: worker\n  batch_ms: {BATCH_MS[kernel]}\ngate:\n  pairs: 8\n")
 
 
