@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 6: every client snippet in tools/clients/ parses, uses the fields its client reads, and
+# Issue 6: every client snippet in clients/ parses, uses the fields its client reads, and
 # the official MCP Inspector (v2, Node 22) connects to kopt with it, over stdio and over HTTP:
 # tools/list shows the catalogue, and resources/read answers from the workspace the snippet
 # implies (a stdio server runs in the client's project folder).
 source "$(dirname "$0")/lib/common.sh"
 SRC=$(cd "$E2E_DIR/../.." && pwd)
-CLIENTS=$SRC/tools/clients
+CLIENTS=$SRC/clients
 inspect() { bash "$E2E_DIR/lib/inspector.sh" --cli --format json -q "$@"; }
 check() { python3 "$E2E_DIR/clients/assert_json.py" "$@"; }
 source "$E2E_DIR/clients/fixture_campaign.sh"
@@ -21,7 +21,7 @@ fail() { echo "FAIL: $*" >&2; failed=1; }
 # The snippets the docs promise; a missing one is a failure, not a smaller loop.
 expected=(claude-code.mcp.json claude-code-http.mcp.json vscode.mcp.json vscode-http.mcp.json
           cursor.mcp.json cursor-http.mcp.json gemini.settings.json gemini-http.settings.json)
-for name in "${expected[@]}"; do [[ -f "$CLIENTS/$name" ]] || fail "tools/clients/$name is missing"; done
+for name in "${expected[@]}"; do [[ -f "$CLIENTS/$name" ]] || fail "clients/$name is missing"; done
 
 manifest_uri="kopt://campaign/$FIXTURE_CAMPAIGN/manifest"
 for snippet in "$CLIENTS"/*.json; do

@@ -1,4 +1,4 @@
-// Turns one of tools/clients/*.json (VS Code, Cursor, Claude Code or Gemini CLI format) into the
+// Turns one of clients/*.json (VS Code, Cursor, Claude Code or Gemini CLI format) into the
 // MCP Inspector's --config format, reading the fields each client reads, so a wrong field name in
 // a snippet fails the test instead of being ignored:
 //   node snippet_to_inspector.mjs SNIPPET KOPT_BIN PORT CWD > inspector.json
