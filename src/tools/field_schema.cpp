@@ -77,9 +77,11 @@ void SchemaVisitor::field(const Field& f, std::optional<std::vector<std::string>
 }
 void SchemaVisitor::field(const Field& f, std::map<std::string, double>&) {
   json s = typed(f, "object");
-  if (side_ == SchemaSide::Output && f.infinityAsText) {
+  if (side_ == SchemaSide::Output && f.mapValues == Field::MapValues::Numbers) {
+    s["additionalProperties"] = json{{"type", "number"}};
+  } else if (side_ == SchemaSide::Output && f.mapValues == Field::MapValues::NumbersOrInfinity) {
     s["additionalProperties"] = json{
-        {"anyOf", json::array({json{{"type", "number"}}, json{{"type", "string"}, {"enum", {"inf", "-inf"}}},
+        {"anyOf", json::array({json{{"type", "number"}}, json{{"type", "string"}},
                                json{{"type", "null"}}})}};
   }
   add(f, s);

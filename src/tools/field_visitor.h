@@ -48,9 +48,11 @@ struct Field {
   bool refusesEmpty = false;
   // The input schema shows the prototype's value as the argument's "default".
   bool showsDefault = false;
-  // A map of numbers whose values may be infinite and are worth telling apart from missing (an
-  // SNR of inf means "exact"): the writer spells +-infinity "inf"/"-inf" and NaN null.
-  bool infinityAsText = false;
+  // What the output schema says of a map's values. Infinity: they may be infinite and are worth
+  // telling apart from missing (an SNR of inf means "exact"), so the writer spells +-infinity
+  // "inf"/"-inf" and NaN null.
+  enum class MapValues { Unstated, Numbers, NumbersOrInfinity };
+  MapValues mapValues = MapValues::Unstated;
 
   Field& required() { isRequired = true; return *this; }
   Field& document() { maxLength = kMaxDocumentChars; return *this; }
@@ -65,7 +67,8 @@ struct Field {
   Field& omittedWhenEmpty() { omitWhenEmpty = true; return *this; }
   Field& nonEmpty() { refusesEmpty = true; return *this; }
   Field& defaultShown() { showsDefault = true; return *this; }
-  Field& infinitySpelled() { infinityAsText = true; return *this; }
+  Field& numberValues() { mapValues = MapValues::Numbers; return *this; }
+  Field& infinitySpelled() { mapValues = MapValues::NumbersOrInfinity; return *this; }
 };
 
 // An argument of a tool: its name and the sentence the agent reads about it.

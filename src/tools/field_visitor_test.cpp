@@ -160,6 +160,7 @@ struct Probe {
   int rows = 100;
   long long skipped = 0;
   std::map<std::string, double> snr;
+  std::map<std::string, double> gains;
   std::optional<Reading> reading;
 };
 
@@ -170,6 +171,7 @@ void describe(FieldVisitor& v, Probe& p) {
   v.field(arg("rows", "How many").range(0, 1000).defaultShown(), p.rows);
   v.field(out("skipped").atLeast(0), p.skipped);
   v.field(out("snr").infinitySpelled(), p.snr);
+  v.field(out("gains").numberValues(), p.gains);
   object(v, out("reading"), p.reading);
 }
 
@@ -187,6 +189,7 @@ TEST_CASE("field visitor: non-empty strings, shown defaults and explicit bounds 
   CHECK(output["properties"]["skipped"] == json{{"type", "integer"}, {"minimum", 0}});
   CHECK(output["properties"]["rows"] == json{{"type", "integer"}, {"minimum", 0}, {"maximum", 1000}});
   CHECK(output["properties"]["snr"]["additionalProperties"]["anyOf"].size() == 3);
+  CHECK(output["properties"]["gains"]["additionalProperties"] == json{{"type", "number"}});
   // Absent results are null, unless the field leaves them out (then they are never null).
   const json reading = output["properties"]["reading"]["anyOf"];
   REQUIRE(reading.size() == 2);

@@ -13,7 +13,7 @@ json orNull(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-// JSON has no infinity: +-inf as the strings "inf"/"-inf", NaN as null (Field::infinityAsText).
+// JSON has no infinity: +-inf as the strings "inf"/"-inf", NaN as null (Field::MapValues).
 json spelled(double v) {
   if (std::isnan(v)) return nullptr;
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -46,7 +46,8 @@ void ResultWriter::field(const Field& f, std::vector<std::string>& value) { out_
 void ResultWriter::field(const Field& f, std::optional<std::vector<std::string>>& value) { writeOptional(f, value); }
 void ResultWriter::field(const Field& f, std::map<std::string, double>& value) {
   json object = json::object();
-  for (const auto& [k, v] : value) object[k] = f.infinityAsText ? spelled(v) : json(v);
+  const bool spellInfinity = f.mapValues == Field::MapValues::NumbersOrInfinity;
+  for (const auto& [k, v] : value) object[k] = spellInfinity ? spelled(v) : json(v);
   out_[f.name] = object;
 }
 
