@@ -189,3 +189,45 @@ TEST_CASE("parse_bench_csv: bad input is an error naming the argument and the fi
   NullContext ctx;
   CHECK(tool.handler(json::object(), ctx).isError);
 }
+
+TEST_CASE("parse_bench_csv: the text says what the table holds before the JSON") {
+  Workspace w;
+  w.write("bench.csv", kHeader + kRows);
+  auto r = call(w.tool(), {{"csv_path", "bench.csv"}, {"primary_metric", "Forward TFLOPS"}, {"max_rows", 1}});
+  REQUIRE_FALSE(r.isError);
+  REQUIRE(r.content.size() == 2);
+  const std::string summary = text(r);
+  CHECK(summary.find("2 rows, 1 counting as PASS.") != std::string::npos);
+  CHECK(summary.find("Forward TFLOPS: geomean 320") != std::string::npos);
+  CHECK(summary.find("1 rows left out") != std::string::npos);
+  CHECK(json::parse(r.content[1].at("text").get<std::string>()) == *r.structuredContent);
+}
+
+TEST_CASE("parse_bench_csv: a missing or empty path and an empty campaign name the argument") {
+  Workspace w;
+  mcp::ToolSpec tool = w.tool(true);
+  NullContext ctx;
+  auto missing = tool.handler(json::object(), ctx);
+  CHECK(missing.isError);
+  CHECK(text(missing).find("argument 'csv_path'") == 0);
+  CHECK(text(missing).find("fix: ") != std::string::npos);
+  auto empty = tool.handler(json{{"csv_path", ""}}, ctx);
+  CHECK(text(empty).find("argument 'csv_path'") == 0);
+  auto emptyCampaign = tool.handler(json{{"csv_path", "x.csv"}, {"campaign", ""}}, ctx);
+  CHECK(text(emptyCampaign).find("argument 'campaign'") == 0);
+  CHECK(tool.inputSchema["properties"]["csv_path"]["minLength"] == 1);
+  CHECK(tool.inputSchema["properties"]["max_rows"]["default"] == 1000);
+}
+
+TEST_CASE("parse_bench_csv: a campaign's relative path falls back to the workspace; a shape omits what it lacks") {
+  Workspace w;
+  const std::string memoryHeader = "label,B,M,N,Check,Forward GB/s\n";
+  w.write("mem.csv", memoryHeader + "m1,1,1024,1024,PASS,900\n");
+  auto r = call(w.tool(true), {{"csv_path", "mem.csv"}, {"campaign", "camp"}, {"primary_metric", "Forward GB/s"}});
+  REQUIRE_FALSE(r.isError);
+  const json& out = *r.structuredContent;
+  CHECK(out["path"] == (w.root / "mem.csv").string());
+  CHECK(out["rows"][0]["shape"] == json{{"label", "m1"}, {"B", 1}, {"M", 1024}, {"N", 1024}});
+  CHECK(out["schema_check"]["ok"] == false);  // the campaign's frozen header is the GEMM one
+  CHECK(out["shape_check"]["missing"] == json::array({"a", "b"}));
+}

@@ -173,6 +173,15 @@ std::string summaryText(const campaign::TipsQueryResult& r) {
 
 std::string summaryText(const campaign::AppendTipResult& r) { return "Tip appended to " + r.path; }
 
+std::string summaryText(const BenchCsvReport& r) {
+  std::string text = r.path + ": " + std::to_string(r.rowCount) + " rows, " + std::to_string(r.passCount) +
+                     " counting as PASS" + (r.allPass ? " (all)" : "") + ".";
+  for (const auto& [metric, geomean] : r.aggregate) text += "\n" + metric + ": geomean " + num(geomean) + " over the passing rows";
+  text += "\nSchema check: " + r.schemaCheck.message + "\nShape check: " + r.shapeCheck.message;
+  if (r.rowsOmitted) text += "\n" + std::to_string(r.rowsOmitted) + " rows left out of `rows` (max_rows).";
+  return text + "\nNote: " + r.note;
+}
+
 std::string summaryText(const device::DeviceReport& r) {
   if (!r.present) return "No GPU: " + r.reason;
   std::string text = std::to_string(r.deviceCount) + " device(s) via " + r.backend + ":";

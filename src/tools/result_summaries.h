@@ -7,6 +7,7 @@
 
 #include "campaign/engine_types.h"
 #include "device/device_report.h"
+#include "tools/bench_csv_report.h"
 
 namespace kopt::tools {
 
@@ -32,6 +33,7 @@ std::string summaryText(const campaign::BestSummaryResult& r);
 std::string summaryText(const campaign::TipsQueryResult& r);
 std::string summaryText(const campaign::AppendTipResult& r);
 // The inspection tools outside the campaign.
+std::string summaryText(const BenchCsvReport& r);        // parse_bench_csv
 std::string summaryText(const device::DeviceReport& r);  // device_info
 
 }  // namespace kopt::tools
