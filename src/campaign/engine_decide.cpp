@@ -239,8 +239,7 @@ namespace {
 // (audit_confirmed_by) it accepts, rejected (audit_rejected) it rolls back, neither is refused.
 std::variant<bool, Refusal> acceptsVerdict(const OpenCampaign& s, const RoundValidated& validated,
                                            const AcceptOrRevertRequest& q) {
-  const std::string& decision = validated.decision;
-  if (decision != "AUDIT") return decision == "ACCEPT" || decision == "ACCEPT_WITH_NOTE";
+  if (validated.decision != RoundVerdict::Audit) return isAccepting(validated.decision);
   if (q.auditRejected) return false;
   if (!util::trim(q.auditConfirmedBy).empty()) return true;
   Refusal r = s.refuse(RefusalCode::AuditRequired,
@@ -306,7 +305,7 @@ records::TransferCheck transferCheck(const records::Hypothesis& h, const records
 // The verdict's record completed with the decision and the agent's prose.
 records::RoundRecord decidedRecord(const RoundValidated& validated, const records::Hypothesis& h,
                                    const AcceptOrRevertRequest& q, bool accept, const std::string& lineageHead) {
-  const std::string& decision = validated.decision;
+  const RoundVerdict decision = validated.decision;
   records::RoundRecord record = validated.record;
   record.hypothesis = h;
   record.description = util::trim(q.description).empty() ? h.change : util::trim(q.description);
@@ -314,10 +313,10 @@ records::RoundRecord decidedRecord(const RoundValidated& validated, const record
   record.attribution = q.attribution;
   record.nextDirection = q.nextDirection;
   record.keyFinding = q.keyFinding.empty() ? record.description : q.keyFinding;
-  const bool note = decision == "ACCEPT_WITH_NOTE" || decision == "AUDIT";
+  const bool note = decision == RoundVerdict::AcceptWithNote || decision == RoundVerdict::Audit;
   record.status = accept ? (note ? records::RoundStatus::AcceptedWithNote : records::RoundStatus::Accepted)
                          : records::RoundStatus::RolledBack;
-  if (decision == "AUDIT") {
+  if (decision == RoundVerdict::Audit) {
     record.decisionReason += accept ? "; audit confirmed by " + util::trim(q.auditConfirmedBy) +
                                           (q.auditNote.empty() ? "" : " (" + q.auditNote + ")")
                                     : "; audit rejected the flagged numbers";

@@ -74,7 +74,7 @@ void fillProgress(StatusResult& st, const OpenCampaign& s) {
     st.openRound = s.state.openRound->number;
     st.declaredFiles = s.state.openRound->declaredFiles;
     const RoundProgress* open = s.rounds.round(s.state.openRound->number);
-    if (const RoundValidated* v = open ? open->lastVerdict() : nullptr) st.lastValidation = v->decision;
+    if (const RoundValidated* v = open ? open->lastVerdict() : nullptr) st.lastValidation = toString(v->decision);
   }
   st.bestRound = s.state.bestRound;
   st.bestCommit = s.state.bestCommit;

@@ -125,7 +125,7 @@ std::vector<std::string> auditAccepted(const Manifest& m, const std::vector<Shap
 
 void fillResult(ValidateResult& result, const OpenCampaign& s, const RoundPaths& rp, const ValidationRun& run,
                 const std::vector<ShapeRow>& rows, const std::vector<std::string>& flags) {
-  result.decision = run.verdict.decision;
+  result.decision = toString(*run.verdict.decision);
   result.reasons = run.verdict.reasons;
   result.kind = run.full ? "full" : "quick";
   result.pairs = run.assembled.usablePairs;

@@ -86,6 +86,13 @@ class Fields {
     if (!v->is_number()) fail(key, "a number or null");
     return v->get<double>();
   }
+  RoundVerdict roundVerdict(const char* key) const {
+    const char* expected = "ACCEPT, ACCEPT_WITH_NOTE, ROLLBACK or AUDIT";
+    if (!find(key)) fail(key, expected);
+    const auto verdict = roundVerdictFromString(text(key));
+    if (!verdict) fail(key, expected);
+    return *verdict;
+  }
   std::vector<std::string> texts(const char* key) const {
     std::vector<std::string> out;
     const json* v = find(key);
@@ -270,7 +277,7 @@ GateReasonEntry decodeReason(const Fields& f) { return {f.text("code"), f.text("
 
 RoundValidated decodeRoundValidated(const Fields& f) {
   RoundValidated e;
-  e.decision = f.text("decision");
+  e.decision = f.roundVerdict("decision");
   e.reasons = f.objects<GateReasonEntry>("reasons", decodeReason);
   e.fingerprint = f.text("fingerprint");
   e.full = decodeKind(f);
@@ -511,7 +518,7 @@ json encode(const RoundValidated& e) {
   const json reasons = arrayOf(e.reasons, [](const GateReasonEntry& r) {
     return json{{"code", r.code}, {"label", r.label}, {"message", r.message}};
   });
-  return stamped({{"decision", e.decision},
+  return stamped({{"decision", toString(e.decision)},
                   {"reasons", reasons},
                   {"fingerprint", e.fingerprint},
                   {"kind", kindName(e.full)},

@@ -143,7 +143,7 @@ struct GateReasonEntry {
 
 struct RoundValidated {
   static constexpr const char* kType = "round_validated";
-  std::string decision;  // ACCEPT, ACCEPT_WITH_NOTE, AUDIT, ROLLBACK, ...
+  RoundVerdict decision = RoundVerdict::Rollback;
   std::vector<GateReasonEntry> reasons;
   std::string fingerprint;
   bool full = false;  // "kind"

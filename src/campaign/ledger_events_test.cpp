@@ -197,7 +197,7 @@ TEST_CASE("ledger events: every event type round-trips through the codec") {
   checkRoundTrip(BenchFinished{true, 3, "f1", "r2-full-1", "REMEASURE", {"a run failed"}, "t"});
 
   RoundValidated validated;
-  validated.decision = "ACCEPT_WITH_NOTE";
+  validated.decision = RoundVerdict::AcceptWithNote;
   validated.reasons = {{"improved", "", "geomean +5%"}, {"shape_regressed", "s2", "s2 slower"}};
   validated.fingerprint = "f1";
   validated.pairs = 6;
@@ -253,6 +253,9 @@ TEST_CASE("ledger events: a field of the wrong type is an error that names the e
   LedgerEvent e = eventOf(RoundValidated{}, 12);
   e.payload["decision"] = 5;
   CHECK(errorOf(e) == "ledger seq 12 (round_validated): field 'decision': expected a string");
+  e.payload["decision"] = "MAYBE";
+  CHECK(errorOf(e) ==
+        "ledger seq 12 (round_validated): field 'decision': expected ACCEPT, ACCEPT_WITH_NOTE, ROLLBACK or AUDIT");
 
   LedgerEvent term = eventOf(TerminationChecked{}, 9);
   term.payload["conditions"] = json::array({json{{"id", "T1"}, {"met", false}}, json{{"id", "T2"}, {"met", "yes"}}});

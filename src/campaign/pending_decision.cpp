@@ -10,10 +10,6 @@ namespace {
 
 using json = nlohmann::json;
 
-bool allowsAccept(const std::string& decision) {
-  return decision == "ACCEPT" || decision == "ACCEPT_WITH_NOTE" || decision == "AUDIT";
-}
-
 }  // namespace
 
 std::string unbackedDecisionReason(const PendingStep& p, const DecisionContext& c) {
@@ -32,11 +28,11 @@ std::string unbackedDecisionReason(const PendingStep& p, const DecisionContext& 
   const RoundProgress* progress = c.rounds ? c.rounds->round(p.round) : nullptr;
   const RoundValidated* verdict = progress ? progress->standingVerdict : nullptr;
   if (!verdict) return "the ledger holds no standing verdict of validate_round for " + round;
-  const std::string& decision = verdict->decision;
+  const RoundVerdict decision = verdict->decision;
   if (!d->accept) return "it does not say whether it accepts";
   const bool accept = *d->accept;
   if (accept && !allowsAccept(decision)) {
-    return "it accepts " + round + ", whose verdict in the ledger is " + decision;
+    return "it accepts " + round + ", whose verdict in the ledger is " + toString(decision);
   }
   // The record about to be written must carry the verdict's numbers, not numbers of its own.
   if (!d->record) return "its record is missing";

@@ -151,7 +151,7 @@ std::optional<Stop> checkNotJudgedYet(const OpenCampaign& s, int round, const Ro
   if (!earlier) return std::nullopt;
   return s.refuse(RefusalCode::NothingChanged,
                   "round " + std::to_string(round) + " was already validated on exactly these files (verdict " +
-                      earlier->decision + "); measuring again until the numbers look better is not allowed",
+                      toString(earlier->decision) + "); measuring again until the numbers look better is not allowed",
                   "accept_or_revert (or change the code to fix it, then validate_round)");
 }
 

@@ -29,7 +29,7 @@ struct EventList {
     b.fingerprint = fingerprint;
     add(b, round);
   }
-  void validate(int round, const std::string& fingerprint, const std::string& decision) {
+  void validate(int round, const std::string& fingerprint, RoundVerdict decision) {
     RoundValidated v;
     v.fingerprint = fingerprint;
     v.decision = decision;
@@ -49,7 +49,7 @@ TEST_CASE("round log: a round's last build, tests and verdicts since it began") 
   l.build(2, "f2");
   l.add(TestsFinished{true, "exited", 0, 5, "f2", ""}, 2);
   l.add(BenchFinished{}, 2);
-  l.validate(2, "f2", "ROLLBACK");
+  l.validate(2, "f2", RoundVerdict::Rollback);
   const RoundLog log(l.events);
   const RoundProgress* r = log.round(2);
   REQUIRE(r);
@@ -59,7 +59,7 @@ TEST_CASE("round log: a round's last build, tests and verdicts since it began") 
   CHECK(r->lastTests->fingerprint == "f2");
   CHECK(r->measurements == 2);
   REQUIRE(r->standingVerdict);
-  CHECK(r->standingVerdict->decision == "ROLLBACK");
+  CHECK((r->standingVerdict->decision == RoundVerdict::Rollback));
   CHECK(r->verdictOn("f2") == r->lastVerdict());
   CHECK(r->verdictOn("f1") == nullptr);
   CHECK(log.round(3) == nullptr);
@@ -69,7 +69,7 @@ TEST_CASE("round log: a fix inside the round makes its verdict stale; add() keep
   EventList l;
   l.baseline();
   l.begin(2);
-  l.validate(2, "f1", "ACCEPT");
+  l.validate(2, "f1", RoundVerdict::Accept);
   RoundLog log(l.events);
   const RoundProgress* r = log.round(2);
   REQUIRE(r);
@@ -79,7 +79,7 @@ TEST_CASE("round log: a fix inside the round makes its verdict stale; add() keep
   CHECK(r == log.round(2));
   CHECK(r->standingVerdict == nullptr);
   CHECK(r->lastVerdict() != nullptr);  // still the round's verdict, only no longer standing
-  l.validate(2, "f2", "ACCEPT");
+  l.validate(2, "f2", RoundVerdict::Accept);
   log.add(l.events.back());
   CHECK(r->standingVerdict == r->lastVerdict());
   CHECK(r->verdicts.size() == 2);

@@ -25,6 +25,12 @@ constexpr util::EnumName<Rule11Bucket> kBucketMeanings[] = {
     {Rule11Bucket::W2, "cache keyed on activation/grad identity (forbidden)"},
     {Rule11Bucket::W3, "generic memoization around forward/backward (forbidden)"},
 };
+constexpr util::EnumName<RoundVerdict> kRoundVerdictNames[] = {
+    {RoundVerdict::Accept, "ACCEPT"},
+    {RoundVerdict::AcceptWithNote, "ACCEPT_WITH_NOTE"},
+    {RoundVerdict::Rollback, "ROLLBACK"},
+    {RoundVerdict::Audit, "AUDIT"},
+};
 constexpr util::EnumName<TransferDecision> kTransferDecisionNames[] = {
     {TransferDecision::None, "-"},
     {TransferDecision::AcceptAsReal, "ACCEPT-as-real"},
@@ -48,6 +54,16 @@ std::optional<Rule11Bucket> rule11BucketFromString(const std::string& text) {
 bool isAllowed(Rule11Bucket b) { return b != Rule11Bucket::W2 && b != Rule11Bucket::W3; }
 
 const char* describe(Rule11Bucket b) { return util::nameIn(kBucketMeanings, b, "?"); }
+
+const char* toString(RoundVerdict v) { return util::nameIn(kRoundVerdictNames, v, "ROLLBACK"); }
+
+std::optional<RoundVerdict> roundVerdictFromString(std::string_view text) {
+  return util::valueNamed(kRoundVerdictNames, text);
+}
+
+bool isAccepting(RoundVerdict v) { return v == RoundVerdict::Accept || v == RoundVerdict::AcceptWithNote; }
+
+bool allowsAccept(RoundVerdict v) { return isAccepting(v) || v == RoundVerdict::Audit; }
 
 const char* toString(TransferDecision d) { return util::nameIn(kTransferDecisionNames, d, "?"); }
 

@@ -4,6 +4,7 @@
 // "ROLLED_BACK" in the report) and the engine mapped one onto the other.
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kopt::campaign {
 
@@ -22,6 +23,16 @@ std::string bucketCell(const std::optional<Rule11Bucket>& b);  // "K1" ..., "-" 
 std::optional<Rule11Bucket> rule11BucketFromString(const std::string& text);  // case-insensitive
 bool isAllowed(Rule11Bucket b);        // false for W2, W3
 const char* describe(Rule11Bucket b);  // "kernel-internal", ...
+
+// What validate_round decided for a round: the gate's decision once it is final (a gate still
+// asking for pairs at the cap is a ROLLBACK), or AUDIT when the plausibility audit holds an accept
+// for a person. Spelled "ACCEPT", "ACCEPT_WITH_NOTE", "ROLLBACK", "AUDIT" in the ledger, the
+// round records and validate_round's result.
+enum class RoundVerdict { Accept, AcceptWithNote, Rollback, Audit };
+const char* toString(RoundVerdict v);
+std::optional<RoundVerdict> roundVerdictFromString(std::string_view text);  // exact spelling
+bool isAccepting(RoundVerdict v);   // Accept or AcceptWithNote: accepted without a person
+bool allowsAccept(RoundVerdict v);  // also Audit: accepted once a person confirms it
 
 // A shape's verdict against the current best is the gate's own word: measure::Verdict
 // (measure/verdict.h), one enum and one name table from the statistics to the report.

@@ -42,3 +42,16 @@ TEST_CASE("transfer decisions read back from the names the records hold") {
   CHECK(std::string(kopt::campaign::toString(TransferDecision::AcceptWithAsterisk)) == "ACCEPT-with-asterisk");
   CHECK_FALSE(kopt::campaign::transferDecisionFromString("ACCEPT").has_value());
 }
+
+TEST_CASE("round verdicts: the ledger's spellings read back, and only ACCEPT/ACCEPT_WITH_NOTE accept without a person") {
+  using kopt::campaign::RoundVerdict;
+  for (RoundVerdict v : {RoundVerdict::Accept, RoundVerdict::AcceptWithNote, RoundVerdict::Rollback, RoundVerdict::Audit}) {
+    CHECK((kopt::campaign::roundVerdictFromString(kopt::campaign::toString(v)) == v));
+  }
+  CHECK(std::string(kopt::campaign::toString(RoundVerdict::AcceptWithNote)) == "ACCEPT_WITH_NOTE");
+  CHECK_FALSE(kopt::campaign::roundVerdictFromString("accept").has_value());
+  CHECK(kopt::campaign::isAccepting(RoundVerdict::AcceptWithNote));
+  CHECK_FALSE(kopt::campaign::isAccepting(RoundVerdict::Audit));
+  CHECK(kopt::campaign::allowsAccept(RoundVerdict::Audit));
+  CHECK_FALSE(kopt::campaign::allowsAccept(RoundVerdict::Rollback));
+}

@@ -34,9 +34,9 @@ TEST_CASE("validation looks: worker mode adds one look's blocks every time") {
 }
 
 TEST_CASE("validation looks: only a small accepted quick win on a smaller shape set escalates") {
-  const ValidationVerdict accept{"ACCEPT", {}};
-  const ValidationVerdict note{"ACCEPT_WITH_NOTE", {}};
-  const ValidationVerdict rollback{"ROLLBACK", {}};
+  const ValidationVerdict accept{RoundVerdict::Accept, {}};
+  const ValidationVerdict note{RoundVerdict::AcceptWithNote, {}};
+  const ValidationVerdict rollback{RoundVerdict::Rollback, {}};
   CHECK(escalatesToFull(accept, false, 0.02, 0.05, true));
   CHECK(escalatesToFull(note, false, 0.02, 0.05, true));
   CHECK_FALSE(escalatesToFull(rollback, false, 0.02, 0.05, true));

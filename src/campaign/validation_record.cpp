@@ -13,7 +13,7 @@ void stampValidation(records::RoundRecord& record, int round, const std::string&
   record.timestamp = timestamp;
   record.validation = run.full ? "full" : "quick";
   record.flags = flags;
-  record.gateVerdict = run.verdict.decision;
+  record.gateVerdict = toString(*run.verdict.decision);
   record.decisionReason = reasonText(run.verdict.reasons);
   record.lineageHead = lineageHead;
 }
@@ -22,7 +22,7 @@ nlohmann::json validationJson(int round, const detail::ValidationRun& run, const
                               const std::string& fingerprint) {
   nlohmann::json reasons = nlohmann::json::array();
   for (const auto& r : run.verdict.reasons) reasons.push_back({{"code", r.code}, {"label", r.label}, {"message", r.message}});
-  return nlohmann::json{{"round", round},     {"decision", run.verdict.decision}, {"reasons", reasons},
+  return nlohmann::json{{"round", round},     {"decision", toString(*run.verdict.decision)}, {"reasons", reasons},
                         {"flags", flags},     {"measurements", run.tags},         {"fingerprint", fingerprint}};
 }
 
@@ -30,7 +30,7 @@ RoundValidated roundValidatedEvent(const detail::ValidationRun& run, const std::
                                    const detail::CheckedRound& checked, const std::vector<std::string>& changedFiles,
                                    const records::RoundRecord& record) {
   RoundValidated validated;
-  validated.decision = run.verdict.decision;
+  validated.decision = *run.verdict.decision;
   for (const auto& r : run.verdict.reasons) validated.reasons.push_back({r.code, r.label, r.message});
   validated.fingerprint = checked.fingerprint;
   validated.full = run.full;

@@ -8,7 +8,7 @@ namespace {
 
 detail::ValidationRun sampleRun() {
   detail::ValidationRun run;
-  run.verdict = ValidationVerdict{"ROLLBACK", {{"pair_cap_reached", "", "not shown better"},
+  run.verdict = ValidationVerdict{RoundVerdict::Rollback, {{"pair_cap_reached", "", "not shown better"},
                                                {"shape_inconclusive", "m64", "inconclusive at m64"}}};
   run.full = true;
   run.tags = {"r4-validate-quick-1", "r4-validate-full-2"};
@@ -57,7 +57,7 @@ TEST_CASE("validation record: round_validated carries the verdict, the checks' f
   record.gateVerdict = "ROLLBACK";
   detail::CheckedRound checked{"fp", "hyp-sha"};
   const auto e = roundValidatedEvent(sampleRun(), {"f"}, checked, {"kernels/gemm.cu"}, record);
-  CHECK(e.decision == "ROLLBACK");
+  CHECK((e.decision == RoundVerdict::Rollback));
   REQUIRE(e.reasons.size() == 2);
   CHECK(e.reasons[0].code == "pair_cap_reached");
   CHECK(e.reasons[1].label == "m64");

@@ -7,14 +7,14 @@
 namespace kopt::campaign {
 
 void ValidationVerdict::rollBack(const std::string& code, const std::string& message) {
-  decision = "ROLLBACK";
+  decision = RoundVerdict::Rollback;
   reasons.insert(reasons.begin(), GateReason{code, "", message});
 }
 
 ValidationVerdict driftVerdict(const AssembledRuns& assembled) {
   ValidationVerdict v;
   for (const auto& p : assembled.problems) v.reasons.push_back({assembled.schemaDrift ? "schema_drift" : "shape_set_drift", "", p});
-  v.decision = "ROLLBACK";
+  v.decision = RoundVerdict::Rollback;
   return v;
 }
 
@@ -24,9 +24,9 @@ ValidationVerdict gateVerdict(const measure::GateResult& gate, const std::vector
   v.reasons = detail::gateReasons(gate);
   for (const auto& p : runProblems) v.reasons.push_back({"run_problem", "", p});
   switch (gate.decision) {
-    case measure::Decision::Accept: v.decision = "ACCEPT"; break;
-    case measure::Decision::AcceptWithNote: v.decision = "ACCEPT_WITH_NOTE"; break;
-    case measure::Decision::Rollback: v.decision = "ROLLBACK"; break;
+    case measure::Decision::Accept: v.decision = RoundVerdict::Accept; break;
+    case measure::Decision::AcceptWithNote: v.decision = RoundVerdict::AcceptWithNote; break;
+    case measure::Decision::Rollback: v.decision = RoundVerdict::Rollback; break;
     case measure::Decision::Remeasure:
       v.rollBack("pair_cap_reached",
                  "still inconclusive after " + std::to_string(pairs) + " interleaved pairs (the cap): not shown better");
@@ -71,7 +71,7 @@ PlausibilityAudit auditPlausibility(const std::vector<ShapeRow>& rows, const mea
 
 void applyAudit(ValidationVerdict& verdict, const PlausibilityAudit& audit) {
   if (!audit.needsAudit) return;
-  verdict.decision = "AUDIT";
+  verdict.decision = RoundVerdict::Audit;
   verdict.reasons.insert(verdict.reasons.begin(),
                          GateReason{"plausibility_audit", "",
                                     "numbers beyond what the hardware or one honest change can do: a person must "

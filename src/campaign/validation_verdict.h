@@ -9,17 +9,18 @@
 
 #include "campaign/engine_types.h"
 #include "campaign/measurement.h"
+#include "campaign/round_vocabulary.h"
 #include "measure/plausibility.h"
 #include "measure/statistics.h"
 
 namespace kopt::campaign {
 
 struct ValidationVerdict {
-  std::string decision;  // ACCEPT / ACCEPT_WITH_NOTE / ROLLBACK / AUDIT; "" while undecided
+  std::optional<RoundVerdict> decision;  // none while undecided
   std::vector<GateReason> reasons;
 
-  bool decided() const { return !decision.empty(); }
-  bool accepting() const { return decision == "ACCEPT" || decision == "ACCEPT_WITH_NOTE"; }
+  bool decided() const { return decision.has_value(); }
+  bool accepting() const { return decision && isAccepting(*decision); }
   // ROLLBACK, with `code` as the deciding (first) reason.
   void rollBack(const std::string& code, const std::string& message);
 };

@@ -33,7 +33,7 @@ TEST_CASE("validation verdict: a rollback puts its reason first") {
   v.reasons.push_back({"earlier", "", "what was there"});
   v.rollBack("tests_failed", "the tests failed");
   CHECK(v.decided());
-  CHECK(v.decision == "ROLLBACK");
+  CHECK((v.decision == RoundVerdict::Rollback));
   CHECK_FALSE(v.accepting());
   CHECK(codes(v) == std::vector<std::string>{"tests_failed", "earlier"});
   CHECK(v.reasons.front().message == "the tests failed");
@@ -45,7 +45,7 @@ TEST_CASE("validation verdict: schema or shape-set drift is a rollback naming ea
   a.problems = {"header differs", "run 2 failed"};
   a.shapeSetDrift = true;
   auto v = driftVerdict(a);
-  CHECK(v.decision == "ROLLBACK");
+  CHECK((v.decision == RoundVerdict::Rollback));
   CHECK(codes(v) == std::vector<std::string>{"shape_set_drift", "shape_set_drift"});
   CHECK(v.reasons[1].message == "run 2 failed");
   a.schemaDrift = true;  // schema drift names itself even when the shape set drifted too
@@ -58,7 +58,7 @@ TEST_CASE("validation verdict: the gate's decision is taken over with its reason
   gate.reasons.push_back({measure::ReasonCode::Improved, "", "better"});
   gate.reasons.push_back({measure::ReasonCode::ShapeSlowedWithinNoise, "m64", "slower within noise"});
   auto v = gateVerdict(gate, {"pair 3: best crashed"}, 8);
-  CHECK(v.decision == "ACCEPT_WITH_NOTE");
+  CHECK((v.decision == RoundVerdict::AcceptWithNote));
   CHECK(v.accepting());
   CHECK(codes(v) == std::vector<std::string>{measure::toString(measure::ReasonCode::Improved),
                                              measure::toString(measure::ReasonCode::ShapeSlowedWithinNoise),
@@ -67,9 +67,9 @@ TEST_CASE("validation verdict: the gate's decision is taken over with its reason
   CHECK(v.reasons[2].message == "pair 3: best crashed");
 
   gate.decision = measure::Decision::Accept;
-  CHECK(gateVerdict(gate, {}, 8).decision == "ACCEPT");
+  CHECK((gateVerdict(gate, {}, 8).decision == RoundVerdict::Accept));
   gate.decision = measure::Decision::Rollback;
-  CHECK(gateVerdict(gate, {}, 8).decision == "ROLLBACK");
+  CHECK((gateVerdict(gate, {}, 8).decision == RoundVerdict::Rollback));
 }
 
 TEST_CASE("validation verdict: a gate still undecided at the pair cap is not shown better") {
@@ -77,7 +77,7 @@ TEST_CASE("validation verdict: a gate still undecided at the pair cap is not sho
   gate.decision = measure::Decision::Remeasure;
   gate.reasons.push_back({measure::ReasonCode::ShapeInconclusive, "m64", "inconclusive"});
   auto v = gateVerdict(gate, {}, 24);
-  CHECK(v.decision == "ROLLBACK");
+  CHECK((v.decision == RoundVerdict::Rollback));
   REQUIRE(v.reasons.size() == 2);
   CHECK(v.reasons[0].code == "pair_cap_reached");
   CHECK(v.reasons[0].message == "still inconclusive after 24 interleaved pairs (the cap): not shown better");
@@ -104,9 +104,9 @@ TEST_CASE("validation verdict: an ACCEPT beyond the peak or ten times the best g
   auto audit = auditPlausibility(honest, measure::PrimaryMetric{}, 1000.0);
   CHECK(audit.flags.empty());
   CHECK_FALSE(audit.needsAudit);
-  ValidationVerdict v{"ACCEPT", {{"improved", "", "better"}}};
+  ValidationVerdict v{RoundVerdict::Accept, {{"improved", "", "better"}}};
   applyAudit(v, audit);
-  CHECK(v.decision == "ACCEPT");
+  CHECK((v.decision == RoundVerdict::Accept));
 
   const std::vector<ShapeRow> wild = {row("a", "PASS", 1100.0, 100.0), row("b", "FAIL", 5000.0, 1.0)};
   audit = auditPlausibility(wild, measure::PrimaryMetric{}, 1000.0);
@@ -115,7 +115,7 @@ TEST_CASE("validation verdict: an ACCEPT beyond the peak or ten times the best g
   CHECK(audit.flags[0].rfind("a: above_peak (110.0% of the device peak", 0) == 0);
   CHECK(audit.flags[1].rfind("a: jump_vs_best (", 0) == 0);
   applyAudit(v, audit);
-  CHECK(v.decision == "AUDIT");
+  CHECK((v.decision == RoundVerdict::Audit));
   CHECK(codes(v) == std::vector<std::string>{"plausibility_audit", "improved"});
 
   // Without a peak only the jump can fire.
