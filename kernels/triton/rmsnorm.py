@@ -9,7 +9,9 @@ make_inputs / reference_forward / reference_backward / bytes_moved: the quick ha
 
 Knobs are module constants read at every call. Starting point: one program per row in forward,
 a fixed number of backward programs each owning a contiguous band of rows and writing a partial dw
-that torch sums; the whole row in registers (BLOCK_N = next power of two of N).
+that torch sums; the whole row in registers (BLOCK_N = next power of two of N). Two code paths sit
+behind knobs, off at the start: BWD_PREFETCH (load the next row during this row's reductions) and
+DW_SUM = "triton" (sum and cast the partial dw rows in one launch).
 
 Planted slowdown (gate validation): plant_slowdown((M, N), fraction) launches that many more row
 programs (forward) / row bands (backward) that read real rows and write to a scratch buffer, so
@@ -28,6 +30,8 @@ BWD_NUM_WARPS = 8
 BWD_PROGRAMS = 264  # programs in backward (each owns ceil(rows / BWD_PROGRAMS) rows); 2 x H200 SMs
 BWD_NUM_STAGES = 3  # software-pipeline depth of the backward's row loop (Triton's default on sm_90)
 BWD_ROWS_TILE = 0  # > 0: the backward loads max(1, BWD_ROWS_TILE // BLOCK_N) rows per step (a power of two)
+BWD_PREFETCH = False  # True: the backward loads row r+1 while it reduces row r (_rmsnorm_bwd_prefetch_kernel)
+DW_SUM = "torch"  # "triton": the partial dw rows are summed and cast in one launch (_dw_sum_kernel)
 # -------------------------------------------------------------------------------------------------
 
 PLANTED = {}  # (rows, N) -> extra fraction of rows; see plant_slowdown()
@@ -114,6 +118,77 @@ def _rmsnorm_bwd_rows_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_
     tl.store(dw_part_ptr + pid * N + cols, dw, mask=mask)
 
 
+@triton.jit
+def _rmsnorm_bwd_prefetch_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_ptr,
+                                 rows, N, rows_per_program, real_programs, stride_x, stride_dy, stride_dx, eps,
+                                 BLOCK_N: tl.constexpr):
+    """_rmsnorm_bwd_kernel with the next row's x and dy loaded before this row's two block-wide
+    reductions. Each program walks its band one row at a time, and every row waits on its loads and
+    then on two reductions with barriers; with two programs per SM that leaves HBM idle while the
+    reductions run. Holding the next row in registers (bf16, half the registers of fp32) keeps
+    one row's loads in flight during the other's math."""
+    pid = tl.program_id(0)
+    band = pid % real_programs
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    dw = tl.zeros((BLOCK_N,), dtype=tl.float32)
+    first = band * rows_per_program
+    first_live = mask & (first < rows)
+    x_next = tl.load(x_ptr + first * stride_x + cols, mask=first_live, other=0.0)
+    dy_next = tl.load(dy_ptr + first * stride_dy + cols, mask=first_live, other=0.0)
+    for r in range(0, rows_per_program):
+        row = first + r
+        live = mask & (row < rows)
+        x = x_next.to(tl.float32)
+        dy = dy_next.to(tl.float32)
+        # Issue the next row's loads now; nothing below reads them until the next iteration.
+        next_live = mask & (row + 1 < rows) & (r + 1 < rows_per_program)
+        x_next = tl.load(x_ptr + (row + 1) * stride_x + cols, mask=next_live, other=0.0)
+        dy_next = tl.load(dy_ptr + (row + 1) * stride_dy + cols, mask=next_live, other=0.0)
+        rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / N + eps)
+        xhat = x * rstd
+        wdy = w * dy
+        c = tl.sum(xhat * wdy, axis=0) / N
+        dx = ((wdy - xhat * c) * rstd).to(dx_ptr.dtype.element_ty)
+        dw += dy * xhat
+        if pid < real_programs:
+            tl.store(dx_ptr + row * stride_dx + cols, dx, mask=live)
+        else:
+            tl.store(scratch_ptr + r * N + cols, dx, mask=live)
+    tl.store(dw_part_ptr + pid * N + cols, dw, mask=mask)
+
+
+@triton.jit
+def _dw_sum_kernel(part_ptr, dw_ptr, parts, N, BLOCK_P: tl.constexpr, BLOCK_C: tl.constexpr):
+    """dw[c] = sum over the first `parts` partial rows, cast to dw's dtype: one launch where
+    torch's sum and cast take two. Each program owns BLOCK_C columns and loads BLOCK_P partial rows
+    per step (all of them at once for up to BLOCK_P programs)."""
+    cols = tl.program_id(0) * BLOCK_C + tl.arange(0, BLOCK_C)
+    col_live = cols < N
+    acc = tl.zeros((BLOCK_C,), dtype=tl.float32)
+    for p in range(0, parts, BLOCK_P):
+        part = p + tl.arange(0, BLOCK_P)
+        live = (part < parts)[:, None] & col_live[None, :]
+        tile = tl.load(part_ptr + part[:, None] * N + cols[None, :], mask=live, other=0.0)
+        acc += tl.sum(tile, axis=0)
+    tl.store(dw_ptr + cols, acc.to(dw_ptr.dtype.element_ty), mask=col_live)
+
+
+def _sum_partials(dw_part, parts, dtype):
+    if DW_SUM == "torch":
+        return dw_part[:parts].sum(dim=0).to(dtype)
+    if DW_SUM != "triton":
+        raise ValueError("rmsnorm: DW_SUM must be 'torch' or 'triton', got %r" % (DW_SUM,))
+    N = dw_part.shape[1]
+    dw = torch.empty((N,), device=dw_part.device, dtype=dtype)
+    block_c = 32
+    _dw_sum_kernel[(triton.cdiv(N, block_c),)](dw_part, dw, parts, N,
+                                              BLOCK_P=min(triton.next_power_of_2(parts), 512),
+                                              BLOCK_C=block_c, num_warps=8)
+    return dw
+
+
 def _rows_per_step(block_n):
     rows = 1
     while BWD_ROWS_TILE > 0 and rows * 2 * block_n <= BWD_ROWS_TILE:
@@ -165,13 +240,13 @@ def backward(x, w, grad_out):
             x.stride(0), grad_out.stride(0), dx.stride(0), EPS)
     step_rows = _rows_per_step(_block_n(N))
     if step_rows == 1:
-        _rmsnorm_bwd_kernel[(programs + extra,)](*args, BLOCK_N=_block_n(N), num_warps=BWD_NUM_WARPS,
-                                                 num_stages=BWD_NUM_STAGES)
+        kernel = _rmsnorm_bwd_prefetch_kernel if BWD_PREFETCH else _rmsnorm_bwd_kernel
+        kernel[(programs + extra,)](*args, BLOCK_N=_block_n(N), num_warps=BWD_NUM_WARPS,
+                                    num_stages=BWD_NUM_STAGES)
     else:
         _rmsnorm_bwd_rows_kernel[(programs + extra,)](*args, BLOCK_N=_block_n(N), ROWS=step_rows,
                                                       num_warps=BWD_NUM_WARPS, num_stages=BWD_NUM_STAGES)
-    dw = dw_part[:programs].sum(dim=0).to(w.dtype)
-    return dx, dw
+    return dx, _sum_partials(dw_part, programs, w.dtype)
 
 
 def plant_slowdown(dims, fraction):

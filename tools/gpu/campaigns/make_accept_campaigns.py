@@ -24,13 +24,17 @@ ROUNDS = {
         ("NUM_WARPS = 4", "NUM_WARPS = 8", "8 warps split the 128x128 tile's MMA work", 5),
     ],
     "rmsnorm": [
-        # The tenth session's guesses (BWD_PROGRAMS 528, BWD_NUM_WARPS 4, FWD_NUM_WARPS 4) and the
-        # eleventh's quick look (BWD_NUM_STAGES 2, FWD_NUM_WARPS 2: noise, SAME under kopt) rolled
-        # back; rows per step is a code path of its own (_rmsnorm_bwd_rows_kernel).
-        ("BWD_ROWS_TILE = 0", "BWD_ROWS_TILE = 8192",
-         "two to eight rows per backward step keep more loads in flight per program without adding partial dw rows", 8),
-        ("BWD_NUM_WARPS = 8", "BWD_NUM_WARPS = 2", "2 warps per backward program leave more programs resident", 5),
-        ("BWD_NUM_STAGES = 3", "BWD_NUM_STAGES = 1", "an unpipelined row loop needs fewer registers per program", 3),
+        # Every one-knob move of the tenth and eleventh sessions (BWD_PROGRAMS, BWD_NUM_WARPS,
+        # BWD_NUM_STAGES, FWD_NUM_WARPS, rows per step) lost or read nothing. The backward reads
+        # 44-60 % of the copy bandwidth with a ~18 us intercept (docs/gpu-validation.md): each program
+        # waits on a row's loads, then on its two reductions. Two code changes aim at that: the
+        # next row loaded during this row's reductions, and the partial dw summed and cast in one
+        # launch instead of torch's two. Then a warp count the look says loses.
+        ("BWD_PREFETCH = False", "BWD_PREFETCH = True",
+         "loading the next row while this row's two reductions run keeps HBM busy between rows", 15),
+        ('DW_SUM = "torch"', 'DW_SUM = "triton"',
+         "one launch that sums and casts the partial dw rows replaces torch's sum and cast", 3),
+        ("BWD_NUM_WARPS = 8", "BWD_NUM_WARPS = 4", "4 warps per backward program leave more programs resident", 5),
     ],
 }
 
