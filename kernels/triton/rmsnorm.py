@@ -14,8 +14,9 @@ behind knobs, off at the start: BWD_PREFETCH (load the next row during this row'
 DW_SUM = "triton" (sum and cast the partial dw rows in one launch).
 
 Planted slowdown (gate validation): plant_slowdown((M, N), fraction) launches that many more row
-programs (forward) / row bands (backward) that read real rows and write to a scratch buffer, so
-the kernel moves `fraction` more bytes while the harness reports the original size.
+programs (forward) / walks that many more rows in every backward program's band (ceil(fraction x
+rows per program)), each reading a real row and writing to a scratch buffer, so the kernel moves
+about `fraction` more bytes while the harness reports the original size.
 """
 import math
 
@@ -56,17 +57,18 @@ def _rmsnorm_fwd_kernel(x_ptr, w_ptr, y_ptr, scratch_ptr, rows, N, stride_x, str
 
 @triton.jit
 def _rmsnorm_bwd_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_ptr,
-                        rows, N, rows_per_program, real_programs, stride_x, stride_dy, stride_dx, eps,
+                        rows, N, rows_per_program, planted_rows, stride_x, stride_dy, stride_dx, eps,
                         BLOCK_N: tl.constexpr):
     pid = tl.program_id(0)
-    band = pid % real_programs  # programs past real_programs redo a real band into scratch
     cols = tl.arange(0, BLOCK_N)
     mask = cols < N
     w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
     dw = tl.zeros((BLOCK_N,), dtype=tl.float32)
-    first = band * rows_per_program
-    for r in range(0, rows_per_program):
-        row = first + r
+    first = pid * rows_per_program
+    # Steps past rows_per_program exist only when planted: they redo the band's first rows into
+    # scratch and leave dw alone.
+    for r in range(0, rows_per_program + planted_rows):
+        row = first + r % rows_per_program
         # Rows past the end (last band) load zeros: xhat = 0, so they add nothing to dw and store
         # nothing. Masks rather than a branch keep the loop body straight-line.
         live = mask & (row < rows)
@@ -77,32 +79,33 @@ def _rmsnorm_bwd_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_ptr,
         wdy = w * dy
         c = tl.sum(xhat * wdy, axis=0) / N
         dx = ((wdy - xhat * c) * rstd).to(dx_ptr.dtype.element_ty)
-        dw += dy * xhat
-        if pid < real_programs:
+        if r < rows_per_program:
+            dw += dy * xhat
             tl.store(dx_ptr + row * stride_dx + cols, dx, mask=live)
         else:
-            tl.store(scratch_ptr + r * N + cols, dx, mask=live)
+            tl.store(scratch_ptr + (pid * planted_rows + r - rows_per_program) * N + cols, dx, mask=live)
     tl.store(dw_part_ptr + pid * N + cols, dw, mask=mask)
 
 
 @triton.jit
 def _rmsnorm_bwd_rows_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_ptr,
-                             rows, N, rows_per_program, real_programs, stride_x, stride_dy, stride_dx, eps,
+                             rows, N, rows_per_program, planted_rows, stride_x, stride_dy, stride_dx, eps,
                              BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     """_rmsnorm_bwd_kernel with ROWS rows per loop step as one [ROWS, BLOCK_N] tile: more loads in
     flight per program without more programs (which would add partial dw rows to sum)."""
     pid = tl.program_id(0)
-    band = pid % real_programs
     cols = tl.arange(0, BLOCK_N)
     mask = cols < N
     sub = tl.arange(0, ROWS)
     w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
     dw = tl.zeros((BLOCK_N,), dtype=tl.float32)
-    first = band * rows_per_program
-    for r in range(0, rows_per_program, ROWS):
-        step = r + sub  # rows of this band; past the band's end they belong to the next band
-        row = first + step
-        live = mask[None, :] & ((row < rows) & (step < rows_per_program))[:, None]
+    first = pid * rows_per_program
+    steps = rows_per_program + planted_rows
+    for r in range(0, steps, ROWS):
+        step = r + sub  # steps of this band; past `steps` they belong to the next band
+        row = first + step % rows_per_program
+        real = step < rows_per_program  # planted steps redo rows into scratch, outside dw
+        live = mask[None, :] & ((row < rows) & (step < steps))[:, None]
         x = tl.load(x_ptr + row[:, None] * stride_x + cols[None, :], mask=live, other=0.0).to(tl.float32)
         dy = tl.load(dy_ptr + row[:, None] * stride_dy + cols[None, :], mask=live, other=0.0).to(tl.float32)
         rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=1) / N + eps)
@@ -110,17 +113,16 @@ def _rmsnorm_bwd_rows_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_
         wdy = w[None, :] * dy
         c = tl.sum(xhat * wdy, axis=1) / N
         dx = ((wdy - xhat * c[:, None]) * rstd[:, None]).to(dx_ptr.dtype.element_ty)
-        dw += tl.sum(dy * xhat, axis=0)
-        if pid < real_programs:
-            tl.store(dx_ptr + row[:, None] * stride_dx + cols[None, :], dx, mask=live)
-        else:
-            tl.store(scratch_ptr + step[:, None] * N + cols[None, :], dx, mask=live)
+        dw += tl.sum(tl.where(real[:, None], dy * xhat, 0.0), axis=0)
+        tl.store(dx_ptr + row[:, None] * stride_dx + cols[None, :], dx, mask=live & real[:, None])
+        spare = pid * planted_rows + step - rows_per_program
+        tl.store(scratch_ptr + spare[:, None] * N + cols[None, :], dx, mask=live & (step >= rows_per_program)[:, None])
     tl.store(dw_part_ptr + pid * N + cols, dw, mask=mask)
 
 
 @triton.jit
 def _rmsnorm_bwd_prefetch_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scratch_ptr,
-                                 rows, N, rows_per_program, real_programs, stride_x, stride_dy, stride_dx, eps,
+                                 rows, N, rows_per_program, planted_rows, stride_x, stride_dy, stride_dx, eps,
                                  BLOCK_N: tl.constexpr):
     """_rmsnorm_bwd_kernel with the next row's x and dy loaded before this row's two block-wide
     reductions. Each program walks its band one row at a time, and every row waits on its loads and
@@ -128,34 +130,35 @@ def _rmsnorm_bwd_prefetch_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, scra
     reductions run. Holding the next row in registers (bf16, half the registers of fp32) keeps
     one row's loads in flight during the other's math."""
     pid = tl.program_id(0)
-    band = pid % real_programs
     cols = tl.arange(0, BLOCK_N)
     mask = cols < N
     w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
     dw = tl.zeros((BLOCK_N,), dtype=tl.float32)
-    first = band * rows_per_program
+    first = pid * rows_per_program
+    steps = rows_per_program + planted_rows
     first_live = mask & (first < rows)
     x_next = tl.load(x_ptr + first * stride_x + cols, mask=first_live, other=0.0)
     dy_next = tl.load(dy_ptr + first * stride_dy + cols, mask=first_live, other=0.0)
-    for r in range(0, rows_per_program):
-        row = first + r
+    for r in range(0, steps):
+        row = first + r % rows_per_program
         live = mask & (row < rows)
         x = x_next.to(tl.float32)
         dy = dy_next.to(tl.float32)
-        # Issue the next row's loads now; nothing below reads them until the next iteration.
-        next_live = mask & (row + 1 < rows) & (r + 1 < rows_per_program)
-        x_next = tl.load(x_ptr + (row + 1) * stride_x + cols, mask=next_live, other=0.0)
-        dy_next = tl.load(dy_ptr + (row + 1) * stride_dy + cols, mask=next_live, other=0.0)
+        # Issue the next row's loads now; nothing below reads them until the next step.
+        next_row = first + (r + 1) % rows_per_program
+        next_live = mask & (next_row < rows) & (r + 1 < steps)
+        x_next = tl.load(x_ptr + next_row * stride_x + cols, mask=next_live, other=0.0)
+        dy_next = tl.load(dy_ptr + next_row * stride_dy + cols, mask=next_live, other=0.0)
         rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / N + eps)
         xhat = x * rstd
         wdy = w * dy
         c = tl.sum(xhat * wdy, axis=0) / N
         dx = ((wdy - xhat * c) * rstd).to(dx_ptr.dtype.element_ty)
-        dw += dy * xhat
-        if pid < real_programs:
+        if r < rows_per_program:
+            dw += dy * xhat
             tl.store(dx_ptr + row * stride_dx + cols, dx, mask=live)
         else:
-            tl.store(scratch_ptr + r * N + cols, dx, mask=live)
+            tl.store(scratch_ptr + (pid * planted_rows + r - rows_per_program) * N + cols, dx, mask=live)
     tl.store(dw_part_ptr + pid * N + cols, dw, mask=mask)
 
 
@@ -232,20 +235,21 @@ def backward(x, w, grad_out):
     programs = min(BWD_PROGRAMS, rows)
     rows_per_program = triton.cdiv(rows, programs)
     programs = triton.cdiv(rows, rows_per_program)
-    extra = _extra(programs, PLANTED.get((rows, N), 0.0))
+    # Planted work goes inside each program (more rows per band), not into more programs: a few
+    # programs past a full wave would run as a second wave and cost a whole band's time.
+    planted_rows = _extra(rows_per_program, PLANTED.get((rows, N), 0.0))
     dx = torch.empty_like(x)
-    dw_part = torch.empty((programs + extra, N), device=x.device, dtype=torch.float32)
-    scratch = torch.empty((rows_per_program, N), device=x.device, dtype=x.dtype)
-    args = (x, w, grad_out, dx, dw_part, scratch, rows, N, rows_per_program, programs,
+    dw_part = torch.empty((programs, N), device=x.device, dtype=torch.float32)
+    scratch = torch.empty((max(programs * planted_rows, 1), N), device=x.device, dtype=x.dtype)
+    args = (x, w, grad_out, dx, dw_part, scratch, rows, N, rows_per_program, planted_rows,
             x.stride(0), grad_out.stride(0), dx.stride(0), EPS)
     step_rows = _rows_per_step(_block_n(N))
     if step_rows == 1:
         kernel = _rmsnorm_bwd_prefetch_kernel if BWD_PREFETCH else _rmsnorm_bwd_kernel
-        kernel[(programs + extra,)](*args, BLOCK_N=_block_n(N), num_warps=BWD_NUM_WARPS,
-                                    num_stages=BWD_NUM_STAGES)
+        kernel[(programs,)](*args, BLOCK_N=_block_n(N), num_warps=BWD_NUM_WARPS, num_stages=BWD_NUM_STAGES)
     else:
-        _rmsnorm_bwd_rows_kernel[(programs + extra,)](*args, BLOCK_N=_block_n(N), ROWS=step_rows,
-                                                      num_warps=BWD_NUM_WARPS, num_stages=BWD_NUM_STAGES)
+        _rmsnorm_bwd_rows_kernel[(programs,)](*args, BLOCK_N=_block_n(N), ROWS=step_rows,
+                                              num_warps=BWD_NUM_WARPS, num_stages=BWD_NUM_STAGES)
     return dx, _sum_partials(dw_part, programs, w.dtype)
 
 
