@@ -16,6 +16,8 @@ against the within-process standard error:
 
 If the offset lives in the event pair and the kernel's dispatch behind it (a per-context cost),
 `bare` and `empty` keep it and `chain` loses it; if it lives in the kernel's own run, all keep it.
+(On the H200 all kept it; `warm` and `touch` below ask about the flush, and `--streams S` times
+every method on S streams of each worker: the offset turned out to be the stream's.)
 
     python3 tools/gpu/timing_method_probe.py kernels/triton/rmsnorm_bench.py \
         --shapes rms_1k_1k,rms_4k_4k --workers 6 --blocks 6 --out probe.jsonl
@@ -188,11 +190,21 @@ def drive(opts):
         assert reply.get("ok"), reply
         return reply
 
-    lines = []
     directions = opts.directions.split(",")
-    if opts.streams:
-        lines += drive_streams(opts, procs, ask, rng, directions)
-        directions = []
+    measure = drive_streams if opts.streams else drive_processes
+    lines = measure(opts, procs, ask, rng, directions)
+    infos = [ask(p, op="quit") for p in procs]
+    for p in procs:
+        p.wait(timeout=60)
+    print(json.dumps({"workers": infos}), flush=True)
+    lines.append({"workers": infos})
+    return lines
+
+
+def drive_processes(opts, procs, ask, rng, directions):
+    """Every worker timed once per block by every method, workers in a fresh balanced order per
+    block. Reports the spread of worker means against the within-worker SE, per method."""
+    lines = []
     for label in opts.shapes:
         for direction in directions:
             got = {m: [[] for _ in procs] for m in opts.methods}  # method -> worker -> per-block log ms
@@ -222,11 +234,6 @@ def drive(opts):
                 line["ratio"] = round(line["between_sd_pct"] / max(line["within_se_pct"], 1e-9), 2)
                 lines.append(line)
                 print(json.dumps(line), flush=True)
-    infos = [ask(p, op="quit") for p in procs]
-    for p in procs:
-        p.wait(timeout=60)
-    print(json.dumps({"workers": infos}), flush=True)
-    lines.append({"workers": infos})
     return lines
 
 
@@ -286,6 +293,9 @@ def main(argv=None):
     opts = ap.parse_args(argv)
     opts.shapes = opts.shapes.split(",")
     opts.methods = opts.methods.split(",")
+    unknown = [m for m in opts.methods if m not in METHODS + MORE_METHODS]
+    if unknown:
+        ap.error("--methods: unknown %s; pick from %s" % (",".join(unknown), ",".join(METHODS + MORE_METHODS)))
     if opts.as_worker:
         return serve(opts)
     t0 = time.time()
