@@ -17,7 +17,10 @@ What it does that the skill's perf_counter template does not (loop-contract sect
 - queued timing in batches: a GPU spin (torch.cuda._sleep) lets the host run ahead, then per call
   flush, start event, the call, end event, checks, all queued on the timed stream with no host
   synchronisation between the flush and the start event, and one synchronisation per batch. The
-  events time the kernel, not Python's launch path (measurement review, section 2.2);
+  events time the kernel, not Python's launch path (measurement review, section 2.2). Each batch
+  is timed on the next of the worker's 16 timing streams, current for that batch: a stream's own
+  fixed offset (1-5 % of a small kernel on the H200) then averages out of every arm instead of
+  staying with the process that happened to get it (Device.next_timing_stream);
 - side streams: right after each call, on the timed stream, its outputs are checked for the NaN
   poison (an output written on another stream is not there yet); and a few extra calls per batch,
   at secret positions, record their end event after a device-wide synchronize: a joined time far
@@ -26,8 +29,8 @@ What it does that the skill's perf_counter template does not (loop-contract sect
 - host wall time as a bound: the event times of a batch must add up to no more than the host wall
   time around it; timer functions captured when this file is imported, before the kernel module is
   imported, and compared again afterwards: a kernel module that replaces
-  torch.cuda.Event.elapsed_time / record, torch.cuda.synchronize, torch.cuda._sleep or
-  time.perf_counter makes the run fail (exit 3, no CSV) with a message naming what changed;
+  torch.cuda.Event.elapsed_time / record, torch.cuda.synchronize, torch.cuda._sleep,
+  torch.cuda.set_stream or time.perf_counter makes the run fail (exit 3, no CSV) with a message naming what changed;
 - every timed call gets inputs with new contents, from a ring of input sets that are all alive at
   once and together larger than the L2 (so consecutive calls see different addresses), refilled
   by GPU RNG between batches; every timed call is verified after its events (a Freivalds
@@ -398,7 +401,7 @@ TIMER_PATHS = [
     "torch.cuda.Event.elapsed_time", "torch.cuda.Event.synchronize", "torch.cuda.Event.query",
     "torch.cuda.current_stream", "torch.cuda.Stream.synchronize", "torch.cuda.Stream.wait_event",
     "torch._C._cuda_synchronize", "torch._C._CudaEventBase.record", "torch._C._CudaEventBase.elapsed_time",
-    "torch._C._CudaEventBase.synchronize", "torch.cuda._sleep",
+    "torch._C._CudaEventBase.synchronize", "torch.cuda._sleep", "torch.cuda.Stream", "torch.cuda.set_stream",
 ]
 
 
@@ -519,6 +522,12 @@ def _runtime_function(is_rocm, name):
     return None
 
 
+# Streams a worker times its batches on, one batch each in turn (Device.next_timing_stream). 16:
+# twice the CUDA runtime's default 8 hardware connections, so every connection's offset enters
+# each arm at least twice; more streams cost each its own allocator cache.
+TIMING_STREAMS = 16
+
+
 def _request_spin_wait(is_rocm):
     """Asks the runtime to spin, not sleep, while the host waits in a synchronize (flag 1:
     cudaDeviceScheduleSpin / hipDeviceScheduleSpin), before torch creates the context. A joined
@@ -538,6 +547,7 @@ class Device:
     """The GPU and the measurement primitives, all bound to objects captured at import."""
 
     can_escape = True  # a kernel can leave work on another stream than the timed one
+    timing_streams = TIMING_STREAMS
 
     def __init__(self):
         if torch is None:
@@ -558,6 +568,10 @@ class Device:
         self._sync = _TIMERS["torch.cuda.synchronize"]
         self._current_stream = _TIMERS["torch.cuda.current_stream"]
         self._sleep = _TIMERS["torch.cuda._sleep"]
+        self._stream_cls = _TIMERS["torch.cuda.Stream"]
+        self._set_stream = _TIMERS["torch.cuda.set_stream"]
+        self._timing_streams = None  # created at first use: see next_timing_stream
+        self._timing_turn = 0
         self._reset_l2 = self._find_reset_persisting_l2()
         self._probe = torch.zeros(1, dtype=torch.int32, device=self.dev)
         # Calibrated at first use, not here: in worker mode kopt starts both arms' workers at once,
@@ -648,10 +662,13 @@ class Device:
 
     def spin(self, ms):
         """Keep the GPU busy for about `ms` on the current stream, so that the launches the host makes
-        meanwhile queue up behind it: each start event then executes with its call already queued."""
+        meanwhile queue up behind it: each start event then executes with its call already queued.
+        Returns the ms queued (0 without torch.cuda._sleep)."""
         self._calibrate()
         if self._cycles_per_ms > 0 and ms > 0:
             self._sleep(int(ms * self._cycles_per_ms))
+            return ms
+        return 0.0
 
     def idle_probe_us(self):
         """Host latency of one tiny kernel launched and synchronised alone: a few microseconds on an
@@ -668,7 +685,21 @@ class Device:
             self._reset_l2()
 
     def set_stream(self, stream):
-        torch.cuda.set_stream(stream)
+        self._set_stream(stream)
+
+    def next_timing_stream(self):
+        """The stream the next batch is queued and timed on: the worker's TIMING_STREAMS streams in
+        turn. On the H200 a stream carries a fixed offset of its own, 50-270 ns per launch, 1-5 % of
+        a small kernel, whatever the timing method; a worker that timed every batch on its one
+        stream gave its arm that stream's offset, and two processes running the same build read
+        1-2 % apart on rms_1k_1k while each process's mean had an SE of 0.1-0.9 %. Taken in turn,
+        the streams average their offsets into every arm (docs/gpu-validation.md, fourteenth and
+        fifteenth sessions)."""
+        if self._timing_streams is None:
+            self._timing_streams = [self._stream_cls(device=self.dev) for _ in range(TIMING_STREAMS)]
+        stream = self._timing_streams[self._timing_turn % len(self._timing_streams)]
+        self._timing_turn += 1
+        return stream
 
     def free_memory(self):
         free, _total = torch.cuda.mem_get_info(self.dev)
@@ -713,6 +744,7 @@ class CpuDevice:
 
     can_escape = False
     join_ms = 0.0
+    timing_streams = 1  # every batch on the host: no streams, no per-stream allocator caches
 
     def __init__(self):
         if torch is None:
@@ -738,7 +770,7 @@ class CpuDevice:
         return (end.t - start.t) * 1e3
 
     def spin(self, ms):
-        pass
+        return 0.0  # every CPU call is synchronous: nothing to get ahead of
 
     def idle_probe_us(self):
         return None
@@ -748,6 +780,9 @@ class CpuDevice:
 
     def set_stream(self, stream):
         pass
+
+    def next_timing_stream(self):
+        return None
 
     def cold(self):
         self.flush_buf.zero_()
@@ -1223,6 +1258,31 @@ SPIN_CAP_MS = 1000.0  # a batch longer than this to queue loses its head start f
 SPIN_MARGIN = 1.25  # spin this much longer than the host is expected to take to queue the calls
 
 
+class BatchTime:
+    """Where the kept batches' host wall time went, summed over a shape's batches (both
+    directions), for one stderr line when kopt asks for the row: a validated round's time is mostly
+    its batches' fixed costs, not its timed calls (docs/gpu-validation.md, thirteenth session)."""
+
+    def __init__(self):
+        self.batches, self.wall, self.spin, self.queue, self.checks, self.drain = 0, 0.0, 0.0, 0.0, 0.0, 0.0
+
+    def add(self, wall_ms, spin_ms, queue_ms, checks_ms, drain_ms):
+        self.batches += 1
+        self.wall += wall_ms
+        self.spin += spin_ms
+        self.queue += queue_ms
+        self.checks += checks_ms
+        self.drain += drain_ms
+
+    def parts(self):
+        """(name, ms) pairs for _log_times: the spins asked for (device time the host does not wait
+        on), the host queueing calls and queueing checks, the wait for the device to finish."""
+        rest = self.wall - self.queue - self.checks - self.drain
+        return [("%d batches" % self.batches, self.wall), ("spins asked", self.spin), ("queueing calls", self.queue),
+                ("queueing checks", self.checks), ("waiting on the device", self.drain),
+                ("joined calls, confirmations and the results read", rest)]
+
+
 def host_ms_per_call(call_s, check_s, calls):
     """The host's time to queue one call, which sizes the next batch's spin: the median call plus
     the median chunk check spread over the batch's calls. Medians, not sums: when the device's
@@ -1290,6 +1350,7 @@ class ShapeBench:
         self.flops = {d: op.flops(shape, d) for d in self.directions}
         self.nbytes = {d: None for d in self.directions}
         self.host_ms = {}  # direction -> host ms to queue one call: sizes the next batch's spin
+        self.batch_time = BatchTime()  # where the kept batches' wall time went, logged with the row
         self.device_floor_ms = {}  # direction -> at most the device time of one call (its kernel's least time)
         self.errors = 0  # timed calls (warm-up batches included) that failed verification
         self.failed = ""  # a call raised after the check: the shape is FAIL
@@ -1355,7 +1416,10 @@ class ShapeBench:
         n = int(max(2, min(want, 1024, (0.10 * free) // set_bytes)))
         self.ring = [tuple(t.detach().clone() for t in base) for _ in range(n)]
         self.cursor = 0
-        self.verify_budget = int(min(VERIFY_BUDGET_BYTES, 0.10 * free))
+        # The checks' temporaries are cached per stream by torch's allocator, so each timing stream
+        # may come to hold one budget: together at most a quarter of what is free (an H200 keeps
+        # the whole 1 GiB per stream; a 24 GB card gets about 300 MB).
+        self.verify_budget = int(min(VERIFY_BUDGET_BYTES, 0.25 * free / self.dev.timing_streams))
 
     def release(self):
         """Frees the ring (the accumulated results stay for row(); a later batch builds it again)."""
@@ -1485,7 +1549,22 @@ class ShapeBench:
     def run_batch(self, direction, calls, seed=None, keep=True):
         """`calls` queued timed calls of one direction (plus the joined ones). `seed`: draw this
         batch's inputs from it. Returns {"times", "errors", "wall_ms", "idle_probe_us", "problems"};
-        `keep`: the times count for the row (warm-up batches: no, but their errors do)."""
+        `keep`: the times count for the row (warm-up batches: no, but their errors do).
+
+        Everything of the batch (refills, flushes, calls, checks) is queued on the worker's next
+        timing stream, which is current for the batch, so a kernel that launches on torch's current
+        stream (Triton does, and a native one must pass torch.cuda.current_stream()) runs on it.
+        The caller's stream is current again afterwards."""
+        dev = self.dev
+        outer = dev.stream()
+        dev.synchronize()  # the previous batch's work, on another stream, is done before this one reads the ring
+        dev.set_stream(dev.next_timing_stream())
+        try:
+            return self._run_batch_on_current(direction, calls, seed, keep)
+        finally:
+            dev.set_stream(outer)
+
+    def _run_batch_on_current(self, direction, calls, seed, keep):
         dev = self.dev
         if seed is not None:
             s = _label_seed(seed, self.shape["label"])
@@ -1519,7 +1598,7 @@ class ShapeBench:
             return check_s[-1]
 
         h0 = _perf_counter()
-        dev.spin(self._spin_ms(direction, total))
+        spin_ms = dev.spin(self._spin_ms(direction, total))
         for i in range(total):
             t0 = _perf_counter()
             checking = 0.0
@@ -1533,11 +1612,13 @@ class ShapeBench:
             if len(pending) >= per:
                 checking += check()
             if i in joined:
-                dev.spin(self._spin_ms(direction, total - i - 1))  # the join drained the queue: get ahead again
+                spin_ms += dev.spin(self._spin_ms(direction, total - i - 1))  # the join drained the queue: get ahead again
             else:
                 call_s.append(_perf_counter() - t0 - checking)
         check()
+        s0 = _perf_counter()
         dev.synchronize()
+        drain_ms = (_perf_counter() - s0) * 1e3
         times = [dev.elapsed(s, e) for s, e in events[:total]]
         queued = [t for i, t in enumerate(times) if i not in joined]
         event_ms = sum(times)
@@ -1602,7 +1683,8 @@ class ShapeBench:
         problems = []
         if unwritten:
             problems.append("%d call(s) returned with their output unwritten on the timed stream (NaN poison left: "
-                            "work on another stream?)" % unwritten)
+                            "work on another stream? launch on torch.cuda.current_stream(), not the default "
+                            "stream)" % unwritten)
         if wrong:
             problems.append("%d call(s) failed the per-call check (worst per-call SNR %s dB)"
                             % (wrong, fmt(min(worst, key=lambda x: -1e300 if math.isnan(x) else x))))
@@ -1617,6 +1699,8 @@ class ShapeBench:
         if batch_err is not None and not math.isnan(self.max_err):
             self.max_err = float("nan") if math.isnan(batch_err) else max(self.max_err, batch_err)
         self.host_ms[direction] = host_ms_per_call(call_s, check_s, total)
+        if keep:
+            self.batch_time.add(wall_ms, spin_ms, 1e3 * sum(call_s), 1e3 * sum(check_s), drain_ms)
         if queued:
             # a kernel that gets faster later only shortens its own head start: its calls read slower
             self.device_floor_ms[direction] = 0.9 * min(queued)
@@ -2042,6 +2126,8 @@ class Worker:
         if sb is None:
             raise RequestError("shape '%s' is not prepared: send prepare first" % label)
         row = sb.row() if isinstance(sb, ShapeBench) else failed_row(self.shapes[label], self.kind)
+        if isinstance(sb, ShapeBench) and sb.batch_time.batches:
+            _log_times("batches " + label, sb.batch_time.parts())
         return {"shape": label, "row": csv_text(self.kind, [row]).split("\n")[1]}
 
 

@@ -2,7 +2,7 @@
 # harness/python/quick_test_bench.py end to end on CPU tensors (--device cpu), with the known reward hacks as
 # kernel modules: an honest kernel PASSes; address- and shape-keyed output caches, input mutation,
 # an output never written and a precision downgrade FAIL; a kernel that computes later calls ahead
-# finds nothing to compute; patching a timer at import or lazily
+# finds nothing to compute; patching a timer (or the stream switch) at import or lazily
 # during a call stops the run (exit 3, no CSV); a module that does not import gives FAIL rows.
 # Needs a python3 with torch (Debian: python3-torch); skipped (77) without one.
 set -euo pipefail
@@ -136,6 +136,12 @@ def forward(a, b):
     return a @ b
 def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
 EOF
+mk tamper_stream <<'EOF'
+import torch
+torch.cuda.set_stream = lambda stream: None  # keep the harness on one stream, whichever it asks for
+def forward(a, b): return a @ b
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
 mk broken <<'EOF'
 def forward(a, b) return a
 EOF
@@ -190,7 +196,7 @@ run replay_generator
 hits=$(grep -c "replay hit" "$work/err.log" || true)
 [ "$hits" -eq 0 ] || fail "replay_generator predicted the inputs of $hits call(s) from the harness's generator"
 
-for m in tamper_import tamper_lazy; do
+for m in tamper_import tamper_lazy tamper_stream; do
   run "$m"
   [ "$rc" -eq 3 ] || { cat "$work/err.log"; fail "$m: expected exit 3, got $rc"; }
   grep -q "timer tampering detected" "$work/err.log" || fail "$m: no tampering message"

@@ -39,7 +39,10 @@ METHODS = ("shipped", "bare", "empty", "chain")
 #   warm   chain with no flush at all: n back-to-back calls, one event pair, over n;
 #   touch  chain with, after each flush, one element read every 64 KiB of the call's inputs: their
 #          pages' translations warm again, 99.8 % of their lines still cold.
-MORE_METHODS = ("warm", "touch")
+MORE_METHODS = ("warm", "touch", "one-stream")
+# round three (the harness now takes its timing streams in turn, one batch each):
+#   one-stream  the harness's run_batch as it was before, every batch on the worker's one stream;
+#               next to `shipped` in the same workers, it shows what the turn of streams removes.
 
 
 class ProbeWorker:
@@ -126,6 +129,12 @@ class ProbeWorker:
         sb = self.benches[label]
         if method == "shipped":
             return statistics.median(sb.run_batch(direction, n, keep=False)["times"])
+        if method == "one-stream":
+            self.dev.next_timing_stream = self.dev.stream  # the caller's stream: the same one every batch
+            try:
+                return statistics.median(sb.run_batch(direction, n, keep=False)["times"])
+            finally:
+                del self.dev.next_timing_stream
         calls = self._calls(sb, direction, n)
         if method in ("bare", "empty"):
             return self._per_call(calls, method == "bare")
