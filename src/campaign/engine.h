@@ -41,6 +41,10 @@ struct EngineOptions {
   // Where the campaigns' ledger keys live, outside every campaign (default: defaultLedgerKeyDir(),
   // the user's state directory). Tests point it into their temporary workspace.
   std::filesystem::path ledgerKeyDir;
+  // A long-lived server (`kopt serve`): run_tests starts the next validate_round's bench workers
+  // while the tests run (workers_ahead.h). Off for a one-shot `kopt call`, which exits before
+  // any look could take them.
+  bool startWorkersAhead = false;
 };
 
 class CampaignEngine {

@@ -18,6 +18,8 @@
 #include "campaign/path_guard.h"
 #include "campaign/records/round_json.h"
 #include "campaign/result_rows.h"
+#include "campaign/spare_workers.h"
+#include "campaign/workers_ahead.h"
 #include "campaign/worktree_build.h"
 #include "util/atomic_file.h"
 #include "util/sha256.h"
@@ -283,6 +285,10 @@ Outcome<StepResult> runStep(const EngineOptions& options, const StepRequest& q, 
       result.phase = s.state.phase;
       return result;
     }
+    // The coming validate_round's workers start up while the tests run.
+    if (options.startWorkersAhead) detail::startWorkersAhead(s, *executor, rp, ctx);
+  } else {
+    SpareWorkers::shared().clear();  // started for the build that this one replaces
   }
   s.beginStep(round, build ? "build" : "tests");
   const Command& cmd = build ? s.manifest.buildCommand : s.manifest.testCommand;

@@ -12,6 +12,7 @@
 
 #include "campaign/batch_sizing_memo.h"
 #include "campaign/bench_worker.h"
+#include "campaign/spare_workers.h"
 #include "exec/stray_processes.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
@@ -63,27 +64,13 @@ std::string samplesText(const WorkerHello& hello, std::uint64_t seed, const Bloc
 }
 
 struct ArmState {
-  BenchWorker worker;
+  std::unique_ptr<BenchWorker> worker;
   WorkerHello hello;
   bool started = false;
   std::string error;  // the arm failed: every block of it is not ok
   std::vector<std::string> rows;
   std::vector<std::string> problems;  // per-shape notes (a FAIL prepare, batch errors)
-  explicit ArmState(const char* name) : worker(name) {}
 };
-
-exec::WorkerSpec specFor(const MeasurementPlan& plan, bool candidate, const fs::path& log) {
-  exec::ParsedCommand cmd = expandPlaceholders(plan.command, candidate ? plan.candidatePlaceholders : plan.bestPlaceholders);
-  exec::WorkerSpec spec;
-  spec.argv = cmd.argv;
-  spec.argv.push_back("--serve");
-  spec.env = cmd.env;
-  spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
-  spec.stderrPath = log;
-  // Not pinned yet: both workers start up in parallel on any CPU kopt may use, and are pinned to
-  // plan.workerCpu once both said hello (run() below).
-  return spec;
-}
 
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
@@ -92,6 +79,7 @@ double msSince(Clock::time_point t0) { return std::chrono::duration<double, std:
 // look costs is start-up and preparation more than timed batches (docs/performance.md).
 struct SessionTiming {
   double startMs = 0;  // both workers started until both said hello
+  std::vector<std::string> spares;  // the arms whose workers were started ahead
   struct Shape {
     std::string shape;
     double prepareMs = 0, blocksMs = 0, rowMs = 0;
@@ -103,7 +91,8 @@ struct SessionTiming {
   std::vector<Shape> shapes;
   double closeMs = 0, totalMs = 0;
   json toJson() const {
-    json out{{"start_ms", startMs}, {"close_ms", closeMs}, {"total_ms", totalMs}, {"shapes", json::array()}};
+    json out{{"start_ms", startMs}, {"spare_workers", spares}, {"close_ms", closeMs}, {"total_ms", totalMs},
+             {"shapes", json::array()}};
     for (const auto& s : shapes) {
       out["shapes"].push_back({{"shape", s.shape},
                                {"prepare_ms", s.prepareMs},
@@ -120,25 +109,57 @@ struct SessionTiming {
 
 }  // namespace
 
+exec::WorkerSpec armWorkerSpec(const MeasurementPlan& plan, bool candidate, const fs::path& log) {
+  exec::ParsedCommand cmd = expandPlaceholders(plan.command, candidate ? plan.candidatePlaceholders : plan.bestPlaceholders);
+  exec::WorkerSpec spec;
+  spec.argv = cmd.argv;
+  spec.argv.push_back("--serve");
+  spec.env = cmd.env;
+  spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
+  spec.stderrPath = log;
+  // Not pinned yet: both workers start up in parallel on any CPU kopt may use, and are pinned to
+  // plan.workerCpu once both said hello (run() below).
+  return spec;
+}
+
+const std::string& armBuild(const MeasurementPlan& plan, bool candidate) {
+  return candidate ? plan.candidateBuild : plan.bestBuild;
+}
+
 std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int first, int count, int session,
                                             const CallContext& ctx, double progressBase, double progressTotal) {
   std::error_code ec;
   fs::create_directories(plan.runsDir, ec);
   const std::string stem = plan.tag + "-s" + std::to_string(session);
-  ArmState arms[2] = {ArmState("candidate"), ArmState("best")};
+  ArmState arms[2];
   const auto timeout = plan.timeout;
   const CancellationToken& cancel = ctx.cancel;
 
   const auto t0 = Clock::now();
   SessionTiming timing;
-  // Start both workers, then learn their headers and shape sets: both start up at once (Python,
-  // torch and a JIT's start-up take seconds). The best's shape set is the default one: it is the
-  // trusted reference, the candidate is asked for each of its shapes.
+  // Start both workers (or take the ones run_tests started ahead for this look), then learn their
+  // headers and shape sets: both start up at once (Python, torch and a JIT's start-up take
+  // seconds). The best's shape set is the default one: it is the trusted reference, the candidate
+  // is asked for each of its shapes.
+  exec::WorkerSpec specs[2];
   for (int a : {kBest, kCandidate}) {
     ArmState& arm = arms[a];
-    const fs::path log = plan.runsDir / (stem + "-" + armName(a) + ".log");
+    specs[a] = armWorkerSpec(plan, a == kCandidate, plan.runsDir / (stem + "-" + armName(a) + ".log"));
+    // Only a spare of this very build is taken (an empty build names none: never).
+    const std::string& build = armBuild(plan, a == kCandidate);
+    if (!build.empty() && (arm.worker = SpareWorkers::shared().take(armName(a), specs[a], build))) {
+      arm.started = true;
+      timing.spares.push_back(armName(a));
+    }
+  }
+  // Whatever was started ahead and not taken ends before this look starts anything.
+  SpareWorkers::shared().clear();
+  for (int a : {kBest, kCandidate}) {
+    ArmState& arm = arms[a];
+    if (arm.started) continue;
+    arm.worker = std::make_unique<BenchWorker>(armName(a));
     std::string err;
-    if (!arm.worker.start(specFor(plan, a == kCandidate, log), err)) {
+    if (!arm.worker->start(specs[a], err)) {
       arm.error = "the " + std::string(armName(a)) + " worker did not start: " + err;
       continue;
     }
@@ -147,13 +168,13 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
   for (int a : {kBest, kCandidate}) {
     ArmState& arm = arms[a];
     if (!arm.started) continue;
-    auto hello = arm.worker.hello(timeout, cancel);
+    auto hello = arm.worker->hello(timeout, cancel);
     if (auto* f = std::get_if<WorkerFailure>(&hello)) {
       arm.error = f->message;
       continue;
     }
     arm.hello = std::get<WorkerHello>(hello);
-    arm.worker.process().stop();
+    arm.worker->process().stop();
   }
   timing.startMs = msSince(t0);
   // From here on both workers share plan.workerCpu (one runs at a time). Pinned now, while both are
@@ -162,7 +183,7 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     for (int a : {kBest, kCandidate}) {
       ArmState& arm = arms[a];
       if (!arm.started || !arm.error.empty()) continue;
-      if (!arm.worker.process().pinTo({*plan.workerCpu})) {
+      if (!arm.worker->process().pinTo({*plan.workerCpu})) {
         arm.error = "the " + std::string(armName(a)) + " worker's processes could not be pinned to CPU " +
                     std::to_string(*plan.workerCpu);
       }
@@ -187,25 +208,25 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
   // batch: SIGSTOP is delivered asynchronously, so this waits until every process of it stopped.
   auto otherStopped = [&](int a) {
     ArmState& idle = arms[1 - a];
-    if (!idle.started || idle.worker.process().allStopped()) return true;
+    if (!idle.started || idle.worker->process().allStopped()) return true;
     idle.error = "the " + std::string(armName(1 - a)) +
                  " worker's processes did not all stop between requests (a process left its session?)";
     return false;
   };
   auto request = [&](int a, auto&& fn) -> bool {
     ArmState& arm = arms[a];
-    arm.worker.process().resume();
-    auto reply = fn(arm.worker);
+    arm.worker->process().resume();
+    auto reply = fn(*arm.worker);
     if (auto* f = std::get_if<WorkerFailure>(&reply)) {
       if (!f->workerUsable()) {
         arm.error = f->message;
         return false;
       }
       arm.problems.push_back(f->message);
-      arm.worker.process().stop();
+      arm.worker->process().stop();
       return false;
     }
-    arm.worker.process().stop();
+    arm.worker->process().stop();
     return true;
   };
 
@@ -301,13 +322,13 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
   }
   const auto closing = Clock::now();
   for (auto& arm : arms) {
-    if (arm.started) arm.worker.sendQuit();
+    if (arm.started) arm.worker->sendQuit();
   }
   for (auto& arm : arms) {
     if (!arm.started) continue;
-    const std::string exit = arm.worker.close();
+    const std::string exit = arm.worker->close();
     if (arm.error.empty() && !cancel.cancelled() && exit != "exited 0") {
-      arm.error = "the " + arm.worker.arm() + " worker did not exit cleanly after quit (" + exit + ")";
+      arm.error = "the " + arm.worker->arm() + " worker did not exit cleanly after quit (" + exit + ")";
     }
   }
   // Once more after both workers are gone: a daemon forked late in the last shape (its setsid

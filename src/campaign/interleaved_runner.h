@@ -9,12 +9,14 @@
 // samples files hold exactly that block's calls, and both arms' CSV files hold the rows the
 // workers reported, so assemble(), the records and a restart read blocks like process runs.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "campaign/engine_types.h"
 #include "campaign/measurement.h"
+#include "exec/worker_process.h"
 
 namespace kopt::campaign {
 
@@ -25,6 +27,13 @@ std::vector<bool> blockOrder(int index);
 // Calls per batch so that one batch of the best arm takes about `batchMs` (at least 3 calls, at
 // most 4096), from the best worker's warm-up estimate of one step (every direction).
 int callsPerBatch(double stepMs, double batchMs);
+
+// How the look starts arm `candidate` (true) or the best: the plan's command with the arm's
+// placeholders and `--serve`, in the arm's tree, its stderr at `log`. run_tests starts the same
+// spec ahead of validate_round (spare_workers.h).
+exec::WorkerSpec armWorkerSpec(const MeasurementPlan& plan, bool candidate, const std::filesystem::path& log);
+// What identifies the arm's build to a spare worker: plan.candidateBuild or plan.bestBuild.
+const std::string& armBuild(const MeasurementPlan& plan, bool candidate);
 
 class InterleavedRunner {
  public:

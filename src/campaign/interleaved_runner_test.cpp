@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -16,8 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include "campaign/bench_worker.h"
+#include "campaign/spare_workers.h"
 #include "exec/cpu_affinity.h"
 #include "exec/stray_processes.h"
+#include "util/atomic_file.h"
 
 namespace kopt::campaign {
 namespace {
@@ -239,6 +242,56 @@ TEST_CASE("a best build's batch size is measured in its first look and remembere
   plan.bestIdentity += "-accepted";
   REQUIRE(runner.run(plan, 2, 1, 2, CallContext{}, 0, 2).size() == 1);
   CHECK(timing(2)["shapes"][0]["sized_from_memo"] == false);
+}
+
+TEST_CASE("workers started ahead of a look are its workers, and their logs take the look's names") {
+  Fixture f("ahead", json::object(), json::object());
+  MeasurementPlan plan = f.plan();
+  plan.candidateBuild = "candidate build 1";
+  plan.bestBuild = "best commit 1";
+  fs::create_directories(f.runs);
+  std::string error;
+  REQUIRE(SpareWorkers::shared().offer("candidate", armWorkerSpec(plan, true, f.runs / "ahead-candidate.log"),
+                                       plan.candidateBuild, error));
+  REQUIRE(SpareWorkers::shared().offer("best", armWorkerSpec(plan, false, f.runs / "ahead-best.log"),
+                                       plan.bestBuild, error));
+  const std::vector<pid_t> spares = SpareWorkers::shared().pids();
+  REQUIRE(spares.size() == 2);
+  auto pairs = InterleavedRunner(counter).run(plan, 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(pairs.size() == 2);
+  for (const PairRun& p : pairs) {
+    CAPTURE(p.candidate.error);
+    CHECK(p.candidate.ok);
+    CHECK(p.best.ok);
+  }
+  // The processes that answered are the spares (each fake worker writes its pid as it starts).
+  CHECK(util::readFile(f.root / "candidate.pid") == std::to_string(spares[0]));
+  CHECK(util::readFile(f.root / "best.pid") == std::to_string(spares[1]));
+  CHECK(SpareWorkers::shared().pids().empty());
+  CHECK(fs::exists(f.runs / "t-s0-candidate.log"));
+  CHECK_FALSE(fs::exists(f.runs / "ahead-candidate.log"));
+  std::ifstream timingFile(f.runs / "t-s0-timing.json");
+  CHECK(json::parse(timingFile)["spare_workers"] == json::array({"best", "candidate"}));
+}
+
+TEST_CASE("a worker started ahead for another build is not taken: it ends, and the look starts its own") {
+  Fixture f("stale", json::object(), json::object());
+  MeasurementPlan plan = f.plan();
+  plan.candidateBuild = "candidate build 2";
+  fs::create_directories(f.runs);
+  std::string error;
+  REQUIRE(SpareWorkers::shared().offer("candidate", armWorkerSpec(plan, true, f.runs / "ahead-candidate.log"),
+                                       "candidate build 1", error));
+  const std::vector<pid_t> spares = SpareWorkers::shared().pids();
+  REQUIRE(spares.size() == 1);
+  auto pairs = InterleavedRunner(counter).run(plan, 0, 1, 0, CallContext{}, 0, 2);
+  REQUIRE(pairs.size() == 1);
+  CHECK(pairs[0].candidate.ok);
+  CHECK(util::readFile(f.root / "candidate.pid") != std::to_string(spares[0]));
+  CHECK(::kill(spares[0], 0) == -1);  // ended and reaped before the look timed anything
+  CHECK(SpareWorkers::shared().pids().empty());
+  std::ifstream timingFile(f.runs / "t-s0-timing.json");
+  CHECK(json::parse(timingFile)["spare_workers"] == json::array());
 }
 
 TEST_CASE("a candidate that fails its check is not timed, and its row says FAIL") {

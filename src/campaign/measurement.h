@@ -77,6 +77,10 @@ struct MeasurementPlan {
   // What identifies the best arm's build (its commit; empty: nothing does). The worker runner then
   // sizes batches from what it measured for that build before (batch_sizing_memo.h).
   std::string bestIdentity;
+  // What a worker started ahead must have been started for to be taken for an arm
+  // (spare_workers.h): the candidate's kernel files and kopt's last build record of them; the
+  // best's commit and kopt's last build record of its worktree. Empty: no spare is taken.
+  std::string candidateBuild, bestBuild;
   // The one CPU both workers are pinned to (exec/cpu_affinity.h: cores differ in speed, and a
   // process stays on its core); none: not pinned.
   std::optional<int> workerCpu;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <system_error>
 
+#include "campaign/candidate_tree.h"
 #include "exec/cpu_affinity.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
@@ -58,6 +59,16 @@ int blocksPerLookOf(const OpenCampaign& session, const measure::GatePolicy& poli
   return blocks > 0 ? std::max(blocks, policy.blocksPerLook) : policy.blocksPerLook;
 }
 
+std::string candidateBuildIdentity(const OpenCampaign& session) {
+  std::string id = "kernel files " + treeFingerprint(session.repo, kernelScope(session));
+  const RoundProgress* progress = session.state.openRound ? session.rounds.round(session.state.openRound->number) : nullptr;
+  if (const BuildFinished* build = progress ? progress->lastBuild : nullptr) {
+    // The record, not the tree: a rebuild, even one that writes the same bytes, is another build.
+    id += "\nbuilt " + build->at + " " + build->fingerprint + " " + build->content.value_or("") + (build->ok ? " ok" : " failed");
+  }
+  return id;
+}
+
 MeasurementPlan planFor(const OpenCampaign& session, bool full, const fs::path& bestTree, const fs::path& runsDir,
                         const std::string& tag) {
   const Manifest& m = session.manifest;
@@ -86,6 +97,16 @@ MeasurementPlan planFor(const OpenCampaign& session, bool full, const fs::path& 
   // The best worktree holds the best commit (the final acceptance's baseline tree is another build).
   if (bestTree == session.paths.bestWorktree && !session.state.bestCommit.empty()) {
     plan.bestIdentity = session.state.bestCommit + "\n" + plan.command.text;
+  }
+  if (plan.workers) {
+    plan.candidateBuild = candidateBuildIdentity(session);
+    if (!plan.bestIdentity.empty()) {
+      plan.bestBuild = plan.bestIdentity;
+      // A rebuild of the worktree (after the tree was found changed) is another build.
+      if (const WorktreeBuilt* built = session.rounds.lastWorktreeBuild(bestTree.filename().string())) {
+        plan.bestBuild += "\nbuilt " + built->at + " " + built->content;
+      }
+    }
   }
   // A full measurement is sharded over the manifest's devices once the shape list is known (from
   // the manifest, else frozen at BASELINE; the baseline's own first table is never sharded when

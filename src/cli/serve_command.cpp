@@ -248,6 +248,7 @@ int serveCommand(const Args& args) {
   if (const std::string ended = exec::takeOverFromDeadServers("kopt serve"); !ended.empty()) std::cerr << ended << "\n";
 
   if (options.setup.workspaceRoot.empty()) options.setup.workspaceRoot = std::filesystem::current_path();
+  options.setup.longLived = true;
   mcp::Registry registry;
   try {
     tools::registerCatalog(registry, options.setup);

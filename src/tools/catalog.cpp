@@ -138,6 +138,7 @@ void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options) {
   engineOptions.workspaceRoot = options.workspaceRoot.empty() ? fs::current_path() : options.workspaceRoot;
   engineOptions.harnessTemplateDir = findHarnessTemplateDir();
   engineOptions.faultInjection = faultFromEnvironment();
+  engineOptions.startWorkersAhead = options.longLived;
   if (const char* tips = std::getenv("KOPT_TIPS_ROOT"); tips && *tips) engineOptions.defaultTipsRoot = tips;
   CampaignToolDeps deps;
   deps.engine = std::make_shared<campaign::CampaignEngine>(engineOptions);

@@ -16,6 +16,9 @@ struct CatalogOptions {
   // about a fifth less of tools/list for an agent's context. All: the queries too (the default).
   enum class ToolSet { All, Loop };
   ToolSet toolSet = ToolSet::All;
+  // The server outlives each call (`kopt serve`): work for a later call may start early
+  // (EngineOptions::startWorkersAhead).
+  bool longLived = false;
 };
 
 void registerCatalog(mcp::Registrar& registrar, const CatalogOptions& options);

@@ -3,7 +3,7 @@
 // reverted, a correctness-breaking round reverted, a noise-level round re-measured, termination,
 // final acceptance and the report. Then it checks the git history and every record.
 //   node campaign_agent.mjs <kopt-bin> <workspace>   (workspace holds repo/ and cpu_gemm.yaml)
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 
@@ -107,6 +107,13 @@ try {
   check((await call("run_tests", { campaign_dir: dir })).ok, "round 2 tests pass");
   const quick = await call("run_quick_bench", { campaign_dir: dir });
   check(quick.aggregate.ratio > 1.5, `quick bench shows the speedup (${quick.aggregate.ratio})`);
+  // run_tests started both arms' workers ahead, and the next look (here the quick bench: the same
+  // command) took them instead of starting its own.
+  const runs2 = join(dir, "rounds", "round-2", "artifacts", "runs");
+  const spares2 = readdirSync(runs2).filter((f) => f.endsWith("-timing.json"))
+    .map((f) => JSON.parse(readFileSync(join(runs2, f), "utf8")).spare_workers);
+  check(spares2.some((s) => JSON.stringify(s) === '["best","candidate"]'),
+        `a round-2 look took the workers run_tests started ahead (${JSON.stringify(spares2)})`);
   const v2 = await call("validate_round", { campaign_dir: dir });
   // ACCEPT, or ACCEPT_WITH_NOTE when this machine's noise leaves a shape "blind" (MDE above 5%), or
   // AUDIT if a shape jumped more than 10x on this machine (then a person confirms the numbers).
