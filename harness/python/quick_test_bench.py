@@ -695,11 +695,41 @@ class Device:
         1-2 % apart on rms_1k_1k while each process's mean had an SE of 0.1-0.9 %. Taken in turn,
         the streams average their offsets into every arm (docs/gpu-validation.md, fourteenth and
         fifteenth sessions)."""
-        if self._timing_streams is None:
-            self._timing_streams = [self._stream_cls(device=self.dev) for _ in range(TIMING_STREAMS)]
-        stream = self._timing_streams[self._timing_turn % len(self._timing_streams)]
+        pool = self._pool()
+        stream = pool[self._timing_turn % len(pool)]
         self._timing_turn += 1
         return stream
+
+    def _pool(self):
+        if self._timing_streams is None:
+            self._timing_streams = [self._stream_cls(device=self.dev) for _ in range(TIMING_STREAMS)]
+        return self._timing_streams
+
+    def memory_reserved(self):
+        return torch.cuda.memory_reserved(self.dev)
+
+    def spread_first_use(self, nbytes):
+        """Leaves a free block of `nbytes` (and a small one) in torch's allocator cache for every
+        timing stream. The allocator keeps free blocks per stream, so a batch on a stream that has
+        not yet run this shape would wait in cudaMalloc between its queued calls, long enough for
+        the device to catch up with the host; a shape's first warm-up batch measures what one batch
+        needs (`nbytes`, the growth of the reserved memory), and the other streams are given as
+        much, which their batches then split. At most a quarter of the free memory in all."""
+        if nbytes <= 0:
+            return
+        pool = self._pool()
+        nbytes = int(min(nbytes, 0.25 * self.free_memory() / len(pool)))
+        outer = self.stream()
+        try:
+            for stream in pool:
+                self._set_stream(stream)
+                big = torch.empty(nbytes, dtype=torch.uint8, device=self.dev)
+                small = torch.empty(4096, dtype=torch.uint8, device=self.dev)
+                del big, small
+        except RuntimeError:  # out of memory: the remaining streams allocate as they go
+            pass
+        finally:
+            self._set_stream(outer)
 
     def free_memory(self):
         free, _total = torch.cuda.mem_get_info(self.dev)
@@ -783,6 +813,12 @@ class CpuDevice:
 
     def next_timing_stream(self):
         return None
+
+    def memory_reserved(self):
+        return 0
+
+    def spread_first_use(self, nbytes):
+        pass
 
     def cold(self):
         self.flush_buf.zero_()
@@ -1712,7 +1748,8 @@ class ShapeBench:
     def warmup(self, direction, n_plain, sizing=True):
         """`n_plain` plain calls (compiles, autotunes; a random count, so the phase cannot be found
         by counting calls), then three verified warm-up batches: the first pays the first-use costs
-        of the checks (allocations, kernel loads), the second (WARMUP_BATCH calls) learns the steady
+        of the checks (allocations, kernel loads; what it allocated is then left cached for every
+        timing stream: Device.spread_first_use), the second (WARMUP_BATCH calls) learns the steady
         host time per call that sizes the spins, the third is longer (about WARMUP_FILL_MS, at least
         twice the second). Returns what one more call adds to a batch, in ms: the difference of the
         two batches' wall times over the difference of their calls.
@@ -1737,7 +1774,9 @@ class ShapeBench:
         # filled meets new contents at the same addresses at once.
         self.cursor = 0
         self.dev.synchronize()
+        reserved = self.dev.memory_reserved()
         self.run_batch(direction, WARMUP_BATCH, keep=False)
+        self.dev.spread_first_use(self.dev.memory_reserved() - reserved)
         small = self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"]
         if not sizing:
             return max(small / WARMUP_BATCH, 1e-3)
