@@ -13,6 +13,7 @@
 #include "campaign/batch_sizing_memo.h"
 #include "campaign/bench_worker.h"
 #include "campaign/spare_workers.h"
+#include "exec/cpu_affinity.h"
 #include "exec/stray_processes.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
@@ -118,7 +119,7 @@ exec::WorkerSpec armWorkerSpec(const MeasurementPlan& plan, bool candidate, cons
   spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
   spec.stderrPath = log;
   // Not pinned yet: both workers start up in parallel on any CPU kopt may use, and are pinned to
-  // plan.workerCpu once both said hello (run() below).
+  // the look's CPU once both said hello (run() below).
   return spec;
 }
 
@@ -135,6 +136,8 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
   const auto timeout = plan.timeout;
   const CancellationToken& cancel = ctx.cancel;
 
+  std::optional<int> workerCpu = plan.workerCpu;
+  if (!workerCpu && plan.pickWorkerCpu) workerCpu = exec::quietBenchWorkerCpu();
   const auto t0 = Clock::now();
   SessionTiming timing;
   // Start both workers (or take the ones run_tests started ahead for this look), then learn their
@@ -177,15 +180,15 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     arm.worker->process().stop();
   }
   timing.startMs = msSince(t0);
-  // From here on both workers share plan.workerCpu (one runs at a time). Pinned now, while both are
+  // From here on both workers share workerCpu (one runs at a time). Pinned now, while both are
   // stopped, so that no thread escapes the mask: start-up ran on any CPU kopt may use.
-  if (plan.workerCpu) {
+  if (workerCpu) {
     for (int a : {kBest, kCandidate}) {
       ArmState& arm = arms[a];
       if (!arm.started || !arm.error.empty()) continue;
-      if (!arm.worker->process().pinTo({*plan.workerCpu})) {
+      if (!arm.worker->process().pinTo({*workerCpu})) {
         arm.error = "the " + std::string(armName(a)) + " worker's processes could not be pinned to CPU " +
-                    std::to_string(*plan.workerCpu);
+                    std::to_string(*workerCpu);
       }
     }
   }

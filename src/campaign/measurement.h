@@ -82,8 +82,11 @@ struct MeasurementPlan {
   // best's commit and kopt's last build record of its worktree. Empty: no spare is taken.
   std::string candidateBuild, bestBuild;
   // The one CPU both workers are pinned to (exec/cpu_affinity.h: cores differ in speed, and a
-  // process stays on its core); none: not pinned.
+  // process stays on its core); none: not pinned, unless pickWorkerCpu.
   std::optional<int> workerCpu;
+  // No workerCpu given: each look pins its workers to the CPU that was idlest over the 100 ms
+  // before it starts them (a plan made and not run, as run_tests makes one, samples nothing).
+  bool pickWorkerCpu = false;
 };
 
 class MeasurementRunner {

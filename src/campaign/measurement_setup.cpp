@@ -4,7 +4,6 @@
 #include <system_error>
 
 #include "campaign/candidate_tree.h"
-#include "exec/cpu_affinity.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
@@ -59,6 +58,10 @@ int blocksPerLookOf(const OpenCampaign& session, const measure::GatePolicy& poli
   return blocks > 0 ? std::max(blocks, policy.blocksPerLook) : policy.blocksPerLook;
 }
 
+namespace {
+
+// What a worker of the candidate's tree runs: the kernel files' fingerprint and the open round's
+// last build record (a spare worker started before another build is not that build's).
 std::string candidateBuildIdentity(const OpenCampaign& session) {
   std::string id = "kernel files " + treeFingerprint(session.repo, kernelScope(session));
   const RoundProgress* progress = session.state.openRound ? session.rounds.round(session.state.openRound->number) : nullptr;
@@ -68,6 +71,8 @@ std::string candidateBuildIdentity(const OpenCampaign& session) {
   }
   return id;
 }
+
+}  // namespace
 
 MeasurementPlan planFor(const OpenCampaign& session, bool full, const fs::path& bestTree, const fs::path& runsDir,
                         const std::string& tag) {
@@ -91,8 +96,8 @@ MeasurementPlan planFor(const OpenCampaign& session, bool full, const fs::path& 
   plan.schemaKind = m.schema.kind;
   plan.custom = measureCustomSchema(m);
   plan.workers = m.bench.protocol == BenchProtocol::Worker;
-  // Both workers on the CPU that was idlest over the last 100 ms (exec/cpu_affinity.h).
-  if (plan.workers) plan.workerCpu = exec::quietBenchWorkerCpu();
+  // Both workers on the CPU that is idlest when the look starts (exec/cpu_affinity.h).
+  plan.pickWorkerCpu = plan.workers;
   plan.batchMs = m.bench.batchMs;
   // The best worktree holds the best commit (the final acceptance's baseline tree is another build).
   if (bestTree == session.paths.bestWorktree && !session.state.bestCommit.empty()) {

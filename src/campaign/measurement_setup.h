@@ -18,9 +18,6 @@ namespace kopt::campaign::detail {
 // (benchmark_command on all target shapes), candidate = the repository, best = `bestTree`.
 MeasurementPlan planFor(const OpenCampaign& session, bool full, const std::filesystem::path& bestTree,
                         const std::filesystem::path& runsDir, const std::string& tag);
-// What a worker of the candidate's tree runs: the kernel files' fingerprint and the open round's
-// last build record (a spare worker started before another build is not that build's).
-std::string candidateBuildIdentity(const OpenCampaign& session);
 // Expected labels of a quick / full run (from the baseline event).
 std::vector<std::string> expectedLabels(const OpenCampaign& session, bool full);
 std::string frozenHeader(const OpenCampaign& session);
