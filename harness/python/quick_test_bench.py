@@ -72,8 +72,10 @@ one line, `SHAPES = []`, replaced at BASELINE by a one-line Python list of
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
+import io
 import json
 import math
 import os
@@ -454,7 +456,7 @@ def _since_process_start_ms():
 
 def _log_times(what, parts):
     """One stderr line: where a phase's time went, e.g. 'prepare mm_1k: check 812 ms, ...'."""
-    text = ", ".join("%s %.0f ms" % (k, v) for k, v in parts if v is not None)
+    text = ", ".join("%s %s ms" % (k, "%.0f" % v if abs(v) >= 10 else "%.3g" % v) for k, v in parts if v is not None)
     print("%s: time: %s: %s" % (HARNESS_NAME, what, text), file=sys.stderr)
 
 
@@ -1301,22 +1303,28 @@ class BatchTime:
 
     def __init__(self):
         self.batches, self.wall, self.spin, self.queue, self.checks, self.drain = 0, 0.0, 0.0, 0.0, 0.0, 0.0
+        self.slot_ms = []  # device time from one queued call's start event to the next one's
 
-    def add(self, wall_ms, spin_ms, queue_ms, checks_ms, drain_ms):
+    def add(self, wall_ms, spin_ms, queue_ms, checks_ms, drain_ms, slot_ms=()):
         self.batches += 1
         self.wall += wall_ms
         self.spin += spin_ms
         self.queue += queue_ms
         self.checks += checks_ms
         self.drain += drain_ms
+        self.slot_ms.extend(slot_ms)
 
     def parts(self):
         """(name, ms) pairs for _log_times: the spins asked for (device time the host does not wait
-        on), the host queueing calls and queueing checks, the wait for the device to finish."""
+        on), the host queueing calls and queueing checks, the wait for the device to finish, and
+        the median device time of one call's slot (the call, its share of the checks, the next
+        refill and flush): next to the host's queueing time per call, it says whether a batch is
+        bound by the host, by the checks' device work or by the spins."""
         rest = self.wall - self.queue - self.checks - self.drain
+        slot = [("device per call slot (median of %d)" % len(self.slot_ms), median(self.slot_ms))] if self.slot_ms else []
         return [("%d batches" % self.batches, self.wall), ("spins asked", self.spin), ("queueing calls", self.queue),
                 ("queueing checks", self.checks), ("waiting on the device", self.drain),
-                ("joined calls, confirmations and the results read", rest)]
+                ("joined calls, confirmations and the results read", rest)] + slot
 
 
 def host_ms_per_call(call_s, check_s, calls):
@@ -1657,6 +1665,9 @@ class ShapeBench:
         drain_ms = (_perf_counter() - s0) * 1e3
         times = [dev.elapsed(s, e) for s, e in events[:total]]
         queued = [t for i, t in enumerate(times) if i not in joined]
+        # From a queued call's start to the next call's start: what the device spends per call
+        # (its share of the checks included). A joined call's slot holds the host's join: left out.
+        slot_ms = [dev.elapsed(events[i][0], events[i + 1][0]) for i in range(total - 1) if i not in joined]
         event_ms = sum(times)
         if dev.can_escape:
             med = median(queued)
@@ -1736,7 +1747,7 @@ class ShapeBench:
             self.max_err = float("nan") if math.isnan(batch_err) else max(self.max_err, batch_err)
         self.host_ms[direction] = host_ms_per_call(call_s, check_s, total)
         if keep:
-            self.batch_time.add(wall_ms, spin_ms, 1e3 * sum(call_s), 1e3 * sum(check_s), drain_ms)
+            self.batch_time.add(wall_ms, spin_ms, 1e3 * sum(call_s), 1e3 * sum(check_s), drain_ms, slot_ms)
         if queued:
             # a kernel that gets faster later only shortens its own head start: its calls read slower
             self.device_floor_ms[direction] = 0.9 * min(queued)
@@ -2554,6 +2565,19 @@ def self_test():
     except TamperError:
         pass
     check(parse_args(["--serve", "--device", "cpu"]).serve, "--serve flag")
+    # where a shape's batch time went: the slot median joins the split, small times keep 3 digits
+    bt = BatchTime()
+    bt.add(40.0, 12.0, 3.0, 5.0, 18.0, [6.1, 6.3, 5.9])
+    bt.add(38.0, 11.0, 3.0, 4.0, 17.0, [6.2])
+    parts = dict(bt.parts())
+    check(parts["2 batches"] == 78.0 and parts["joined calls, confirmations and the results read"] == 78.0 - 6.0 - 9.0 - 35.0,
+          "batch split sums the batches")
+    check(parts.get("device per call slot (median of 4)") == 6.15, "the slot median is over every kept slot")
+    check("device per call slot" not in " ".join(k for k, _v in BatchTime().parts()), "no slots, no slot median")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        _log_times("batches s1", [("a", 1234.4), ("b", 0.0521)])
+    check(err.getvalue().endswith("time: batches s1: a 1234 ms, b 0.0521 ms\n"), "time line formats: %r" % err.getvalue())
 
     if failures:
         for f in failures:
