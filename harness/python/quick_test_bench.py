@@ -82,6 +82,7 @@ import os
 import random
 import sys
 import time
+import types
 
 # The timer functions, captured before anything else can touch them.
 _perf_counter = time.perf_counter
@@ -454,9 +455,11 @@ def _since_process_start_ms():
         return None
 
 
-def _log_times(what, parts):
-    """One stderr line: where a phase's time went, e.g. 'prepare mm_1k: check 812 ms, ...'."""
+def _log_times(what, parts, tail=""):
+    """One stderr line: where a phase's time went, e.g. 'prepare mm_1k: check 812 ms, ...', and
+    `tail` after the times."""
     text = ", ".join("%s %s ms" % (k, "%.0f" % v if abs(v) >= 10 else "%.3g" % v) for k, v in parts if v is not None)
+    text += (", " + tail) if tail else ""
     print("%s: time: %s: %s" % (HARNESS_NAME, what, text), file=sys.stderr)
 
 
@@ -567,6 +570,7 @@ class Device:
         self._event_cls = _TIMERS["torch.cuda.Event"]
         self._record = _TIMERS["torch.cuda.Event.record"]
         self._elapsed = _TIMERS["torch.cuda.Event.elapsed_time"]
+        self._query = _TIMERS["torch.cuda.Event.query"]
         self._sync = _TIMERS["torch.cuda.synchronize"]
         self._current_stream = _TIMERS["torch.cuda.current_stream"]
         self._sleep = _TIMERS["torch.cuda._sleep"]
@@ -661,6 +665,13 @@ class Device:
 
     def elapsed(self, start, end):
         return self._elapsed(start, end)
+
+    def reached(self, event):
+        """Whether the device has already executed `event` (a host query, about a microsecond).
+        Asked right after a call's start event is recorded and before the call is launched: True
+        means the device had run out of queued work, so the call's time includes the host's
+        launch of it: the spin in front of the batch was too short."""
+        return bool(self._query(event))
 
     def spin(self, ms):
         """Keep the GPU busy for about `ms` on the current stream, so that the launches the host makes
@@ -800,6 +811,9 @@ class CpuDevice:
 
     def elapsed(self, start, end):
         return (end.t - start.t) * 1e3
+
+    def reached(self, event):
+        return False  # every CPU call is synchronous: there is no queue to run dry
 
     def spin(self, ms):
         return 0.0  # every CPU call is synchronous: nothing to get ahead of
@@ -1304,9 +1318,11 @@ class BatchTime:
     def __init__(self):
         self.batches, self.wall, self.spin, self.queue, self.checks, self.drain = 0, 0.0, 0.0, 0.0, 0.0, 0.0
         self.slot_ms = []  # device time from one queued call's start event to the next one's
+        self.starved = 0  # calls the device reached before the host had launched them
 
-    def add(self, wall_ms, spin_ms, queue_ms, checks_ms, drain_ms, slot_ms=()):
+    def add(self, wall_ms, spin_ms, queue_ms, checks_ms, drain_ms, slot_ms=(), starved=0):
         self.batches += 1
+        self.starved += starved
         self.wall += wall_ms
         self.spin += spin_ms
         self.queue += queue_ms
@@ -1325,6 +1341,11 @@ class BatchTime:
         return [("%d batches" % self.batches, self.wall), ("spins asked", self.spin), ("queueing calls", self.queue),
                 ("queueing checks", self.checks), ("waiting on the device", self.drain),
                 ("joined calls, confirmations and the results read", rest)] + slot
+
+    def counts(self):
+        """What the split line adds after its times: the calls the device waited for (their times
+        include the host's launch; 0 when every spin was long enough)."""
+        return "calls the device reached before their launch %d" % self.starved
 
 
 def host_ms_per_call(call_s, check_s, calls):
@@ -1359,6 +1380,7 @@ class _BatchAcc:
         self.chunks = []  # per checked chunk: ([(call, slot position)], first position, [device tensors])
         self.worst = None  # per output: the lowest per-call SNR (0-dim device tensors)
         self.max_err = None  # memory-bound ops: the largest per-call max |out - ref| (0-dim device tensor)
+        self.starved = set()  # calls whose start event the device had run before the call was launched
         self.notes = {}
 
     def note(self, key, text):
@@ -1396,6 +1418,7 @@ class ShapeBench:
         self.host_ms = {}  # direction -> host ms to queue one call: sizes the next batch's spin
         self.batch_time = BatchTime()  # where the kept batches' wall time went, logged with the row
         self.device_floor_ms = {}  # direction -> at most the device time of one call (its kernel's least time)
+        self.slot_floor_ms = {}  # direction -> at most the device time of one call's slot (checks included)
         self.errors = 0  # timed calls (warm-up batches included) that failed verification
         self.failed = ""  # a call raised after the check: the shape is FAIL
         self.worst = {d: [] for d in self.directions}
@@ -1494,13 +1517,20 @@ class ShapeBench:
     def _spin_ms(self, direction, calls):
         """The head start the GPU needs so that it never waits for the host in the next `calls`
         calls: the host queues call i by about i * h, the GPU reaches it after the spin plus at
-        least (i - 1) * g, g a lower bound of one call's device time (its kernel alone). So the
-        spin must cover max(h, n h - (n - 1) g). For an 8k matmul (g above h) that is one call's
-        host time, not all of them: the spin was a third of such a batch's wall time on the H200."""
+        least (i - 1) * g, g a lower bound of the device time of one call's slot. So the spin must
+        cover max(h, n h - (n - 1) g). For an 8k matmul (g above h) that is one call's host time,
+        not all of them: the spin was a third of such a batch's wall time on the H200.
+
+        g is the larger of two lower bounds: the kernel's least time, and the least slot the last
+        batch measured from one start event to the next (the call, its checks, the next refill and
+        flush; a slot the device spent waiting for the host only reads longer, never shorter than
+        its work). Where the checks' device work covers the host's queueing (the memory-bound
+        references cost several times the kernel), the spin shrinks to one call's host time; sized
+        from the kernel alone it was most of an RMSNorm batch (docs/gpu-validation.md)."""
         if calls <= 0:
             return 0.0
         h = self.host_ms.get(direction, 0.5)
-        g = self.device_floor_ms.get(direction, 0.0)
+        g = max(self.device_floor_ms.get(direction, 0.0), self.slot_floor_ms.get(direction, 0.0))
         need = max(h, calls * h - (calls - 1) * g)
         return min(SPIN_CAP_MS, SPIN_FLOOR_MS + SPIN_MARGIN * need)
 
@@ -1521,6 +1551,8 @@ class ShapeBench:
         dev.poison_allocator(specs)
         dev.cold()
         dev.record(events[0], hs)
+        if not join and dev.reached(events[0]):
+            acc.starved.add(i)
         result = call()
         if join:
             dev.synchronize()  # device-wide: work the call left on other streams ends before the end event
@@ -1747,10 +1779,18 @@ class ShapeBench:
             self.max_err = float("nan") if math.isnan(batch_err) else max(self.max_err, batch_err)
         self.host_ms[direction] = host_ms_per_call(call_s, check_s, total)
         if keep:
-            self.batch_time.add(wall_ms, spin_ms, 1e3 * sum(call_s), 1e3 * sum(check_s), drain_ms, slot_ms)
+            self.batch_time.add(wall_ms, spin_ms, 1e3 * sum(call_s), 1e3 * sum(check_s), drain_ms, slot_ms,
+                                len(acc.starved))
         if queued:
             # a kernel that gets faster later only shortens its own head start: its calls read slower
             self.device_floor_ms[direction] = 0.9 * min(queued)
+        # A slot is the device's work only where the device never waited for the host: one call it
+        # reached before its launch, and the slots are no bound of the work; the next spin is then
+        # sized from the kernel alone, as before slots were measured.
+        if slot_ms and not acc.starved:
+            self.slot_floor_ms[direction] = 0.9 * min(slot_ms)
+        else:
+            self.slot_floor_ms.pop(direction, None)
         if keep:
             self.times[direction].extend(queued)
         return {"times": queued, "errors": errors, "wall_ms": wall_ms, "idle_probe_us": probe, "problems": problems,
@@ -2177,7 +2217,7 @@ class Worker:
             raise RequestError("shape '%s' is not prepared: send prepare first" % label)
         row = sb.row() if isinstance(sb, ShapeBench) else failed_row(self.shapes[label], self.kind)
         if isinstance(sb, ShapeBench) and sb.batch_time.batches:
-            _log_times("batches " + label, sb.batch_time.parts())
+            _log_times("batches " + label, sb.batch_time.parts(), sb.batch_time.counts())
         return {"shape": label, "row": csv_text(self.kind, [row]).split("\n")[1]}
 
 
@@ -2567,17 +2607,29 @@ def self_test():
     check(parse_args(["--serve", "--device", "cpu"]).serve, "--serve flag")
     # where a shape's batch time went: the slot median joins the split, small times keep 3 digits
     bt = BatchTime()
-    bt.add(40.0, 12.0, 3.0, 5.0, 18.0, [6.1, 6.3, 5.9])
+    bt.add(40.0, 12.0, 3.0, 5.0, 18.0, [6.1, 6.3, 5.9], 2)
     bt.add(38.0, 11.0, 3.0, 4.0, 17.0, [6.2])
     parts = dict(bt.parts())
     check(parts["2 batches"] == 78.0 and parts["joined calls, confirmations and the results read"] == 78.0 - 6.0 - 9.0 - 35.0,
           "batch split sums the batches")
     check(parts.get("device per call slot (median of 4)") == 6.15, "the slot median is over every kept slot")
     check("device per call slot" not in " ".join(k for k, _v in BatchTime().parts()), "no slots, no slot median")
+    check(bt.counts() == "calls the device reached before their launch 2", "starved calls summed: %r" % bt.counts())
+    # the spin: from the kernel alone it covers every call's host time; with a measured slot that
+    # covers the host's time per call, one call's host time
+    sizing = types.SimpleNamespace(host_ms={"forward": 2.0}, device_floor_ms={"forward": 0.05}, slot_floor_ms={})
+    check(abs(ShapeBench._spin_ms(sizing, "forward", 4) - (SPIN_FLOOR_MS + SPIN_MARGIN * 7.85)) < 1e-9,
+          "spin sized from the kernel alone")
+    sizing.slot_floor_ms["forward"] = 5.4
+    check(abs(ShapeBench._spin_ms(sizing, "forward", 4) - (SPIN_FLOOR_MS + SPIN_MARGIN * 2.0)) < 1e-9,
+          "spin sized from the slot")
+    sizing.slot_floor_ms["forward"] = 1.0
+    check(abs(ShapeBench._spin_ms(sizing, "forward", 4) - (SPIN_FLOOR_MS + SPIN_MARGIN * 5.0)) < 1e-9,
+          "a slot shorter than the host's time per call still lengthens the spin with the calls")
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        _log_times("batches s1", [("a", 1234.4), ("b", 0.0521)])
-    check(err.getvalue().endswith("time: batches s1: a 1234 ms, b 0.0521 ms\n"), "time line formats: %r" % err.getvalue())
+        _log_times("batches s1", [("a", 1234.4), ("b", 0.0521), ("c", None)], "d 3")
+    check(err.getvalue().endswith("time: batches s1: a 1234 ms, b 0.0521 ms, d 3\n"), "time line formats: %r" % err.getvalue())
 
     if failures:
         for f in failures:
