@@ -1109,32 +1109,31 @@ class Op:
         size = lambda ts: sum(t.numel() * t.element_size() for t in ts if torch.is_tensor(t))  # noqa: E731
         return float(size(inputs) + size(grads_out) + size(results))
 
-    # -- per-call verification (queued after the call's end event): one SNR tensor per output
+    # -- per-call verification (queued after the call's end event): one SNR tensor per output, and
+    #    for memory-bound ops the chunk's max |out - ref| (a 0-dim float64 tensor; None for GEMMs)
     def verify(self, direction, inputs, grads_out, outs, gen, ref=None):
         with _Precise():
+            if self.kind != "gemm":
+                return _compare_rows(ref, outs)
             if direction == "forward":
-                return self._verify_forward(inputs, outs, gen, ref)
-            return self._verify_backward(inputs, grads_out, outs, gen, ref)
+                return self._verify_forward(inputs, outs, gen), None
+            return self._verify_backward(inputs, grads_out, outs, gen), None
 
-    def _verify_forward(self, inputs, outs, gen, ref=None):
-        if self.kind == "gemm":
-            a, b = (t.float() for t in inputs)
-            c = outs[0].float()
-            x = torch.randint(0, 2, (b.shape[-1], 1), generator=gen, device=c.device).float() * 2 - 1
-            return [_snr_rows(torch.matmul(a, torch.matmul(b, x)), torch.matmul(c, x))]
-        return [_snr_rows(r, o) for r, o in zip(ref, outs)]
+    def _verify_forward(self, inputs, outs, gen):
+        a, b = (t.float() for t in inputs)
+        c = outs[0].float()
+        x = torch.randint(0, 2, (b.shape[-1], 1), generator=gen, device=c.device).float() * 2 - 1
+        return [_snr_rows(torch.matmul(a, torch.matmul(b, x)), torch.matmul(c, x))]
 
-    def _verify_backward(self, inputs, grads_out, grads, gen, ref=None):
-        if self.kind == "gemm":
-            a, b = (t.float() for t in inputs)
-            g = grads_out[0].float()
-            da, db = (t.float() for t in grads[:2])
-            x = torch.randint(0, 2, (a.shape[-1], 1), generator=gen, device=a.device).float() * 2 - 1
-            y = torch.randint(0, 2, (b.shape[-1], 1), generator=gen, device=a.device).float() * 2 - 1
-            s_a = _snr_rows(torch.matmul(g, torch.matmul(b.transpose(-1, -2), x)), torch.matmul(da, x))
-            s_b = _snr_rows(torch.matmul(a.transpose(-1, -2), torch.matmul(g, y)), torch.matmul(db, y))
-            return [s_a, s_b]
-        return [_snr_rows(r, o) for r, o in zip(ref, grads)]
+    def _verify_backward(self, inputs, grads_out, grads, gen):
+        a, b = (t.float() for t in inputs)
+        g = grads_out[0].float()
+        da, db = (t.float() for t in grads[:2])
+        x = torch.randint(0, 2, (a.shape[-1], 1), generator=gen, device=a.device).float() * 2 - 1
+        y = torch.randint(0, 2, (b.shape[-1], 1), generator=gen, device=a.device).float() * 2 - 1
+        s_a = _snr_rows(torch.matmul(g, torch.matmul(b.transpose(-1, -2), x)), torch.matmul(da, x))
+        s_b = _snr_rows(torch.matmul(a.transpose(-1, -2), torch.matmul(g, y)), torch.matmul(db, y))
+        return [s_a, s_b]
 
 
 def _compare(check_class, refs, outs):
@@ -1177,16 +1176,55 @@ def _label_seed(seed, label):
 # 10-20 us per torch op, and checking each call on its own took 1.5-5 ms of host time per call on
 # the H200 (docs/gpu-validation.md), which capped a 20 ms batch of an 18 us matmul at 3 calls.
 
-def _snr_rows(ref, out):
-    """Per call (leading dimension) _torch_snr as float64: inf when exact, nan when the call's output
-    holds NaN/Inf, -inf when the reference is all zero but the output is not."""
+_ARITHMETIC_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64) if torch is not None else ()
+
+
+def _diff_rows(ref, out):
+    """Per call (leading dimension, then flattened): out - ref in float32 (float64 where either is),
+    the reference as at least float32, and whether the call's difference is finite everywhere.
+    The subtraction widens a bf16/fp16 output as it reads it: no widened copy of either tensor is
+    written. On a memory-bound op these checks move many times the kernel's bytes for every timed
+    call (a 16k x 4k RMSNorm backward: about 270 bytes an element, the kernel 8), so their device
+    time, not the kernel's, sets how many calls a batch holds."""
     n = out.shape[0]
-    r = ref.detach().double().reshape(n, -1)
-    o = out.detach().double().reshape(n, -1)
-    noise = ((o - r) ** 2).sum(dim=1)
-    signal = (r ** 2).sum(dim=1)
+    r = ref.detach().reshape(n, -1)
+    o = out.detach().reshape(n, -1)
+    if r.dtype not in (torch.float32, torch.float64):
+        r = r.float()
+    if o.dtype not in _ARITHMETIC_FLOATS:  # fp8 and integers have no arithmetic of their own
+        o = o.float()
+    d = o - r
+    return d, r, torch.isfinite(d).all(dim=1)
+
+
+def _snr_from_diff(d, r, finite):
+    """Per call: 10 log10(sum r^2 / sum d^2), squares summed in float64: inf when exact, nan when
+    the difference holds NaN/Inf (a non-finite output, or reference), -inf when the reference is
+    all zero but the output is not."""
+    noise = d.square().sum(dim=1, dtype=torch.float64)
+    signal = r.square().sum(dim=1, dtype=torch.float64)
     snr = torch.where(noise == 0, torch.full_like(noise, float("inf")), 10.0 * torch.log10(signal / noise))
-    return torch.where(torch.isfinite(o).all(dim=1), snr, torch.full_like(snr, float("nan")))
+    return torch.where(finite, snr, torch.full_like(snr, float("nan")))
+
+
+def _snr_rows(ref, out):
+    """Per call (leading dimension) _torch_snr as float64 (see _snr_from_diff)."""
+    return _snr_from_diff(*_diff_rows(ref, out))
+
+
+def _compare_rows(refs, outs):
+    """A memory-bound op's per-call check of stacked outputs against their references: per output
+    the per-call SNRs, and max |out - ref| over all of them as a 0-dim float64 tensor (NaN once any
+    difference is non-finite; None when every output is empty), both from one difference per output."""
+    snrs, err = [], None
+    for r, o in zip(refs, outs):
+        d, rf, finite = _diff_rows(r, o)
+        snrs.append(_snr_from_diff(d, rf, finite))
+        if d.numel():
+            e = torch.linalg.vector_norm(d, float("inf")).double()
+            e = torch.where(finite.all(), e, torch.full_like(e, float("nan")))
+            err = e if err is None else torch.maximum(err, e)
+    return snrs, err
 
 
 def _unwritten_t(outs):
@@ -1288,21 +1326,6 @@ def _stack_calls(ts):
     a chunk of one would be copied for nothing)."""
     ts = [t.detach() for t in ts]
     return ts[0].unsqueeze(0) if len(ts) == 1 else torch.stack(ts)
-
-
-def _max_abs_err_t(refs, outs):
-    """max |out - ref| over the outputs as a 0-dim float64 tensor, NaN once any output is non-finite."""
-    errs = []
-    for r, o in zip(refs, outs):
-        if o.numel():
-            e = (o.detach().float() - r.float()).abs().max().double()
-            errs.append(torch.where(torch.isfinite(e), e, torch.full_like(e, float("nan"))))
-    if not errs:
-        return None
-    out = errs[0]
-    for e in errs[1:]:
-        out = torch.maximum(out, e)  # propagates NaN
-    return out
 
 
 SPIN_FLOOR_MS = 0.2  # the least spin in front of a batch
@@ -1597,16 +1620,15 @@ class ShapeBench:
                 per_call = [op.reference_forward(slots[p][:self.n_in]) if fwd else
                             op.reference_backward(slots[p][:self.n_in], slots[p][self.n_in:]) for _i, p, _r in chunk]
                 refs = tuple(stack([r[k] for r in per_call]) for k in range(len(per_call[0])))
-                err = _max_abs_err_t(refs, outs)
-                if err is not None:
-                    acc.max_err = err if acc.max_err is None else torch.maximum(acc.max_err, err)
                 if self.nbytes[direction] is None:
                     p0, r0 = chunk[0][1], chunk[0][2]
                     self.nbytes[direction] = op.bytes(self.shape, slots[p0][:self.n_in], r0, slots[p0][self.n_in:],
                                                       direction)
             check_gen = torch.Generator(device=outs[0].device)
             check_gen.manual_seed(_fresh_seed())
-            snrs = op.verify(direction, ins, gouts, outs, check_gen, refs)
+            snrs, err = op.verify(direction, ins, gouts, outs, check_gen, refs)
+            if err is not None:
+                acc.max_err = err if acc.max_err is None else torch.maximum(acc.max_err, err)
             wrong = None
             for s in snrs:
                 w = ~(s > spec["call_snr_db"])  # NaN compares False: wrong
@@ -2240,7 +2262,7 @@ def warm_harness(device):
         ref = torch.matmul(af[0], af[1])
         proj = torch.matmul(af, torch.matmul(af, x))
         _snr_rows(proj, proj + 1e-3)
-        _max_abs_err_t((ref,), (ref.to(dtype),))
+        _compare_rows((ref.unsqueeze(0),), (ref.to(dtype).unsqueeze(0),))
         torch.isfinite(a).all()
         w = _words(a)
         (w.to(torch.int64) * torch.randint(-(1 << 62), 1 << 62, w.shape, generator=gen, device=device.dev,

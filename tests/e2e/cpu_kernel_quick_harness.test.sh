@@ -155,15 +155,15 @@ cfg = dict(BACKEND="TORCH", KIND="gemm", KERNEL_MODULE=os.path.join("$work", os.
 sys.exit(h.main(config=cfg))
 EOF
 
-run() {  # run MODULE -> sets rc, leaves $work/out.csv (or not)
+run() {  # [CONFIG=FILE] run MODULE -> sets rc, leaves $work/out.csv (or not)
   rm -f "$work/out.csv" "$work/out.jsonl"
   set +e
-  MOD=$1 "$py" "$work/config.py" --device cpu --summary-csv "$work/out.csv" --samples "$work/out.jsonl" \
+  MOD=$1 "$py" "${CONFIG:-$work/config.py}" --device cpu --summary-csv "$work/out.csv" --samples "$work/out.jsonl" \
     --time-cap-s 0.05 --min-samples 3 2>"$work/err.log"
   rc=$?
   set -e
 }
-checks() { tail -n +2 "$work/out.csv" | cut -d, -f1,6 | paste -sd' ' -; }
+checks() { tail -n +2 "$work/out.csv" | cut -d, -f1,"${1:-6}" | paste -sd' ' -; }  # [Check column]
 
 run honest
 [ "$rc" -eq 0 ] || { cat "$work/err.log"; fail "honest kernel: exit $rc"; }
@@ -202,6 +202,44 @@ for m in tamper_import tamper_lazy tamper_stream; do
   grep -q "timer tampering detected" "$work/err.log" || fail "$m: no tampering message"
   [ ! -e "$work/out.csv" ] || fail "$m: a tampered run must not write a CSV"
 done
+
+# A memory-bound op (KIND "memory"): each timed call is compared with the module's reference on
+# the call's own inputs (SNR and max |out - ref| from one difference per output).
+mk rms_mem <<'EOF'
+import torch
+def make_inputs(shape, dtype, device, generator):
+    x = torch.randn((shape["B"] * shape["M"], shape["N"]), generator=generator, device=device).to(dtype)
+    w = (1.0 + 0.1 * torch.randn((shape["N"],), generator=generator, device=device)).to(dtype)
+    return x, w
+def reference_forward(x, w):
+    xf = x.float()
+    return xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + 1e-6) * w.float()
+def forward(x, w): return reference_forward(x, w).to(x.dtype)
+EOF
+mk rms_mem_late_wrong <<'EOF'
+import os, sys
+sys.path.insert(0, os.path.dirname(__file__))
+from rms_mem import make_inputs, reference_forward
+n = [0]
+def forward(x, w):
+    n[0] += 1
+    y = reference_forward(x, w).to(x.dtype)
+    if n[0] > 1:
+        y[0] *= 1.5  # from the second call on, one row in 16-64 off by half: 18-24 dB
+    return y
+EOF
+sed -e 's/KIND="gemm"/KIND="memory"/' -e 's/BACKWARD="backward"/BACKWARD=""/' \
+    -e 's/SHAPES=.*/SHAPES=[("m1", 1, 64, 96), ("m2", 2, 16, 40)])/' "$work/config.py" >"$work/config_mem.py"
+CONFIG=$work/config_mem.py run rms_mem
+[ "$rc" -eq 0 ] || { cat "$work/err.log"; fail "honest memory-bound kernel: exit $rc"; }
+[ "$(checks 5)" = "m1,PASS m2,PASS" ] || { cat "$work/err.log"; fail "honest memory-bound kernel should PASS: $(checks 5)"; }
+max_err=$(tail -n +2 "$work/out.csv" | cut -d, -f12 | paste -sd' ' -)
+python3 -c "import sys; sys.exit(0 if all(0 <= float(x) < 1e-5 for x in sys.argv[1:]) else 1)" $max_err ||
+  fail "honest memory-bound kernel: max_abs_err should be finite and tiny, got '$max_err'"
+CONFIG=$work/config_mem.py run rms_mem_late_wrong
+[ "$(checks 5)" = "m1,FAIL m2,FAIL" ] || { cat "$work/err.log"; fail "a memory-bound kernel wrong from its second call should FAIL: $(checks 5)"; }
+grep -q "shape m1, forward batch: [0-9]* call(s) failed the per-call check" "$work/err.log" ||
+  { cat "$work/err.log"; fail "rms_mem_late_wrong: no per-call failure named"; }
 
 run broken
 [ "$rc" -eq 0 ] || fail "broken module: exit $rc"
