@@ -1544,12 +1544,13 @@ class ShapeBench:
         cover max(h, n h - (n - 1) g). For an 8k matmul (g above h) that is one call's host time,
         not all of them: the spin was a third of such a batch's wall time on the H200.
 
-        g is the larger of two lower bounds: the kernel's least time, and the least slot the last
-        batch measured from one start event to the next (the call, its checks, the next refill and
-        flush; a slot the device spent waiting for the host only reads longer, never shorter than
-        its work). Where the checks' device work covers the host's queueing (the memory-bound
-        references cost several times the kernel), the spin shrinks to one call's host time; sized
-        from the kernel alone it was most of an RMSNorm batch (docs/gpu-validation.md)."""
+        g is the larger of two lower bounds: the kernel's least time, and 0.9 x the least slot the
+        last batch measured from one start event to the next (the call, its checks, the next refill
+        and flush), kept only when no call of that batch found the device waiting (then a slot is
+        the device's work; a slot the device spent waiting reads the host's pace instead). Where
+        the checks' device work covers the host's queueing (the memory-bound references cost many
+        times the kernel), the spin shrinks to one call's host time; sized from the kernel alone it
+        covered every call's host time, most of an RMSNorm batch (docs/gpu-validation.md)."""
         if calls <= 0:
             return 0.0
         h = self.host_ms.get(direction, 0.5)
