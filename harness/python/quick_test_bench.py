@@ -721,6 +721,14 @@ class Device:
     def memory_reserved(self):
         return torch.cuda.memory_reserved(self.dev)
 
+    def allocator_counts(self):
+        """torch's caching allocator so far: (retries after a failed cudaMalloc, for which it freed
+        its cached blocks and synchronized the device; cudaMalloc calls; cudaFree calls). Read
+        around each batch: a batch in which they move ran with the allocator going to the driver
+        between its queued calls (keys a torch lacks read 0)."""
+        stats = torch.cuda.memory_stats(self.dev)
+        return tuple(int(stats.get(k, 0)) for k in ("num_alloc_retries", "num_device_alloc", "num_device_free"))
+
     def spread_first_use(self, nbytes):
         """Leaves a free block of `nbytes` (and a small one) in torch's allocator cache for every
         timing stream. The allocator keeps free blocks per stream, so a batch on a stream that has
@@ -832,6 +840,9 @@ class CpuDevice:
 
     def memory_reserved(self):
         return 0
+
+    def allocator_counts(self):
+        return (0, 0, 0)
 
     def spread_first_use(self, nbytes):
         pass
@@ -1342,10 +1353,12 @@ class BatchTime:
         self.batches, self.wall, self.spin, self.queue, self.checks, self.drain = 0, 0.0, 0.0, 0.0, 0.0, 0.0
         self.slot_ms = []  # device time from one queued call's start event to the next one's
         self.starved = 0  # calls the device reached before the host had launched them
+        self.allocator = (0, 0, 0)  # torch's allocator: retries, cudaMalloc and cudaFree calls
 
-    def add(self, wall_ms, spin_ms, queue_ms, checks_ms, drain_ms, slot_ms=(), starved=0):
+    def add(self, wall_ms, spin_ms, queue_ms, checks_ms, drain_ms, slot_ms=(), starved=0, allocator=(0, 0, 0)):
         self.batches += 1
         self.starved += starved
+        self.allocator = tuple(a + b for a, b in zip(self.allocator, allocator))
         self.wall += wall_ms
         self.spin += spin_ms
         self.queue += queue_ms
@@ -1367,8 +1380,10 @@ class BatchTime:
 
     def counts(self):
         """What the split line adds after its times: the calls the device waited for (their times
-        include the host's launch; 0 when every spin was long enough)."""
-        return "calls the device reached before their launch %d" % self.starved
+        include the host's launch; 0 when every spin was long enough), and what torch's allocator
+        asked of the driver inside the batches (0 when every batch found its memory cached)."""
+        return ("calls the device reached before their launch %d, allocator retries %d, cudaMalloc %d, cudaFree %d"
+                % ((self.starved,) + self.allocator))
 
 
 def host_ms_per_call(call_s, check_s, calls):
@@ -1687,6 +1702,7 @@ class ShapeBench:
         dev.synchronize()
         probe = dev.idle_probe_us()
         dev.reset_persisting_l2()
+        alloc_before = dev.allocator_counts()
         hs = dev.stream()
         call_s, check_s = [], []  # host seconds per queued call (checks apart), per chunk check
 
@@ -1802,8 +1818,13 @@ class ShapeBench:
             self.max_err = float("nan") if math.isnan(batch_err) else max(self.max_err, batch_err)
         self.host_ms[direction] = host_ms_per_call(call_s, check_s, total)
         if keep:
+            allocator = tuple(b - a for a, b in zip(alloc_before, dev.allocator_counts()))
+            if any(allocator):
+                print("%s: shape %s, %s batch (kept batch %d): the allocator retried %d time(s), called cudaMalloc "
+                      "%d and cudaFree %d time(s) between its queued calls" % ((HARNESS_NAME, self.shape["label"],
+                      direction, self.batch_time.batches + 1) + allocator), file=sys.stderr)
             self.batch_time.add(wall_ms, spin_ms, 1e3 * sum(call_s), 1e3 * sum(check_s), drain_ms, slot_ms,
-                                len(acc.starved))
+                                len(acc.starved), allocator)
         if queued:
             # a kernel that gets faster later only shortens its own head start: its calls read slower
             self.device_floor_ms[direction] = 0.9 * min(queued)
@@ -2630,14 +2651,15 @@ def self_test():
     check(parse_args(["--serve", "--device", "cpu"]).serve, "--serve flag")
     # where a shape's batch time went: the slot median joins the split, small times keep 3 digits
     bt = BatchTime()
-    bt.add(40.0, 12.0, 3.0, 5.0, 18.0, [6.1, 6.3, 5.9], 2)
+    bt.add(40.0, 12.0, 3.0, 5.0, 18.0, [6.1, 6.3, 5.9], 2, (1, 3, 2))
     bt.add(38.0, 11.0, 3.0, 4.0, 17.0, [6.2])
     parts = dict(bt.parts())
     check(parts["2 batches"] == 78.0 and parts["joined calls, confirmations and the results read"] == 78.0 - 6.0 - 9.0 - 35.0,
           "batch split sums the batches")
     check(parts.get("device per call slot (median of 4)") == 6.15, "the slot median is over every kept slot")
     check("device per call slot" not in " ".join(k for k, _v in BatchTime().parts()), "no slots, no slot median")
-    check(bt.counts() == "calls the device reached before their launch 2", "starved calls summed: %r" % bt.counts())
+    check(bt.counts() == "calls the device reached before their launch 2, allocator retries 1, cudaMalloc 3, cudaFree 2",
+          "starved calls and allocator counts summed: %r" % bt.counts())
     # the spin: from the kernel alone it covers every call's host time; with a measured slot that
     # covers the host's time per call, one call's host time
     sizing = types.SimpleNamespace(host_ms={"forward": 2.0}, device_floor_ms={"forward": 0.05}, slot_floor_ms={})
