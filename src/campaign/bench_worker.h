@@ -72,8 +72,9 @@ WorkerReply<BatchResult> parseBatch(const nlohmann::json& reply, const std::stri
 WorkerReply<std::string> parseRow(const nlohmann::json& reply, const std::string& shape);
 
 // What a prepare's warm-up measures besides warming up: kopt sizes a shape's batches from the best
-// arm's cost of one more call, so only the best's prepare runs the long sizing batch for it; the
-// candidate's would cost a look about a second for a number nobody reads (harness/WORKER-PROTOCOL.md).
+// arm's cost of one more call, measured by a long sizing batch. Both arms run it in the same look
+// (the candidate's number is not read): the two workers' histories then match, and whatever a
+// worker's later batches inherit from them hits both arms alike (harness/WORKER-PROTOCOL.md).
 enum class WarmUp { SizeBatches, WarmOnly };
 
 class BenchWorker {

@@ -204,7 +204,7 @@ def bad(bench, log, shape):
     assert w.raw('{"id":"x-7","op":"frobnicate"}')["id"] == "x-7"
     w.ok("hello", protocol=1)
     assert w.ok("prepare", shape=shape, seed="1")["check"] == "PASS"
-    assert w.ok("prepare", shape=shape, seed="1", sizing=False)["check"] == "PASS"  # kopt's candidate arm
+    assert w.ok("prepare", shape=shape, seed="1", sizing=False)["check"] == "PASS"  # both arms, once the size is remembered
     w.close("eof")
     print("bad requests ok:", len(cases) + 1, "refused, worker still serving")
 
