@@ -531,6 +531,23 @@ def _runtime_function(is_rocm, name):
 # twice the CUDA runtime's default 8 hardware connections, so every connection's offset enters
 # each arm at least twice; more streams cost each its own allocator cache.
 TIMING_STREAMS = 16
+# What one worker's timing streams may hold in torch's allocator caches together: an eighth of the
+# card (two workers share it, beside their rings and the other shapes' cached blocks). A shape whose
+# batch needs more per stream is timed on fewer streams (timing_streams_within).
+STREAM_MEMORY_SHARE = 0.125
+
+
+def timing_streams_within(need_bytes, total_bytes, pool):
+    """How many of the `pool` timing streams a shape can take in turn when one batch makes torch
+    reserve `need_bytes` on its stream: at most STREAM_MEMORY_SHARE of the card for all of them,
+    at least one. On an 80 GB H100 a 16k x 4k RMSNorm's batch reserved gigabytes per stream, and
+    16 such caches per worker, two workers, outgrew the card: whole batches then read 12-15 % slow
+    at fixed places (docs/gpu-validation.md, seventeenth session). The offset that the turn of
+    streams averages out, 50-270 ns a launch, matters for kernels of microseconds, whose batches
+    need little memory and keep all 16; for a kernel of 100 us it is a few tenths of a percent."""
+    if need_bytes <= 0 or pool <= 1:
+        return max(1, pool)
+    return int(max(1, min(pool, (STREAM_MEMORY_SHARE * total_bytes) // need_bytes)))
 
 
 def _request_spin_wait(is_rocm):
@@ -700,16 +717,17 @@ class Device:
     def set_stream(self, stream):
         self._set_stream(stream)
 
-    def next_timing_stream(self):
-        """The stream the next batch is queued and timed on: the worker's TIMING_STREAMS streams in
-        turn. On the H200 a stream carries a fixed offset of its own, 50-270 ns per launch, 1-5 % of
+    def next_timing_stream(self, count=None):
+        """The stream the next batch is queued and timed on: the first `count` (default all) of the
+        worker's TIMING_STREAMS streams in turn. On the H200 a stream carries a fixed offset of its own, 50-270 ns per launch, 1-5 % of
         a small kernel, whatever the timing method; a worker that timed every batch on its one
         stream gave its arm that stream's offset, and two processes running the same build read
         1-2 % apart on rms_1k_1k while each process's mean had an SE of 0.1-0.9 %. Taken in turn,
         the streams average their offsets into every arm (docs/gpu-validation.md, fourteenth and
         fifteenth sessions)."""
         pool = self._pool()
-        stream = pool[self._timing_turn % len(pool)]
+        count = len(pool) if count is None else max(1, min(count, len(pool)))
+        stream = pool[self._timing_turn % count]
         self._timing_turn += 1
         return stream
 
@@ -721,6 +739,19 @@ class Device:
     def memory_reserved(self):
         return torch.cuda.memory_reserved(self.dev)
 
+    def total_memory(self):
+        return torch.cuda.get_device_properties(self.dev).total_memory
+
+    def peak_start(self):
+        """Starts a measurement of the most memory live at once (returns what is allocated now)."""
+        torch.cuda.reset_peak_memory_stats(self.dev)
+        return torch.cuda.memory_allocated(self.dev)
+
+    def peak_since(self, start):
+        """The most bytes allocated at once since peak_start() beyond what was allocated then: what a
+        stream's allocator cache must hold for the work in between, whatever it had cached before."""
+        return max(0, torch.cuda.max_memory_allocated(self.dev) - start)
+
     def allocator_counts(self):
         """torch's caching allocator so far: (retries after a failed cudaMalloc, for which it freed
         its cached blocks and synchronized the device; cudaMalloc calls; cudaFree calls). Read
@@ -729,9 +760,9 @@ class Device:
         stats = torch.cuda.memory_stats(self.dev)
         return tuple(int(stats.get(k, 0)) for k in ("num_alloc_retries", "num_device_alloc", "num_device_free"))
 
-    def spread_first_use(self, nbytes):
-        """Leaves a free block of `nbytes` (and a small one) in torch's allocator cache for every
-        timing stream. The allocator keeps free blocks per stream, so a batch on a stream that has
+    def spread_first_use(self, nbytes, count=None):
+        """Leaves a free block of `nbytes` (and a small one) in torch's allocator cache for each of
+        the first `count` (default all) timing streams. The allocator keeps free blocks per stream, so a batch on a stream that has
         not yet run this shape would wait in cudaMalloc between its queued calls, long enough for
         the device to catch up with the host; a shape's first warm-up batch measures what one batch
         needs (`nbytes`, the growth of the reserved memory), and the other streams are given as
@@ -739,6 +770,7 @@ class Device:
         if nbytes <= 0:
             return
         pool = self._pool()
+        pool = pool[:max(1, min(count, len(pool)))] if count is not None else pool
         nbytes = int(min(nbytes, 0.25 * self.free_memory() / len(pool)))
         outer = self.stream()
         try:
@@ -835,16 +867,25 @@ class CpuDevice:
     def set_stream(self, stream):
         pass
 
-    def next_timing_stream(self):
+    def next_timing_stream(self, count=None):
         return None
 
     def memory_reserved(self):
         return 0
 
+    def total_memory(self):
+        return 0
+
+    def peak_start(self):
+        return 0
+
+    def peak_since(self, start):
+        return 0
+
     def allocator_counts(self):
         return (0, 0, 0)
 
-    def spread_first_use(self, nbytes):
+    def spread_first_use(self, nbytes, count=None):
         pass
 
     def cold(self):
@@ -1457,6 +1498,10 @@ class ShapeBench:
         self.batch_time = BatchTime()  # where the kept batches' wall time went, logged with the row
         self.device_floor_ms = {}  # direction -> at most the device time of one call (its kernel's least time)
         self.slot_floor_ms = {}  # direction -> at most the device time of one call's slot (checks included)
+        # The timing streams this shape takes in turn, and the most memory one of its batches has
+        # had live at once (set by the warm-up: timing_streams_within).
+        self.timing_streams = dev.timing_streams
+        self.stream_need = 0
         self.errors = 0  # timed calls (warm-up batches included) that failed verification
         self.failed = ""  # a call raised after the check: the shape is FAIL
         self.worst = {d: [] for d in self.directions}
@@ -1672,7 +1717,7 @@ class ShapeBench:
         dev = self.dev
         outer = dev.stream()
         dev.synchronize()  # the previous batch's work, on another stream, is done before this one reads the ring
-        dev.set_stream(dev.next_timing_stream())
+        dev.set_stream(dev.next_timing_stream(self.timing_streams))
         try:
             return self._run_batch_on_current(direction, calls, seed, keep)
         finally:
@@ -1842,9 +1887,11 @@ class ShapeBench:
 
     def warmup(self, direction, n_plain, sizing=True):
         """`n_plain` plain calls (compiles, autotunes; a random count, so the phase cannot be found
-        by counting calls), then three verified warm-up batches: the first pays the first-use costs
-        of the checks (allocations, kernel loads; what it allocated is then left cached for every
-        timing stream: Device.spread_first_use), the second (WARMUP_BATCH calls) learns the steady
+        by counting calls), then three verified warm-up batches: the first, on the first timing
+        stream, pays the first-use costs of the checks (allocations, kernel loads) and measures the
+        memory a batch has live at once, which sets how many timing streams the shape takes in turn
+        (timing_streams_within) and is then left cached for each of them (Device.spread_first_use);
+        the second (WARMUP_BATCH calls) learns the steady
         host time per call that sizes the spins, the third is longer (about WARMUP_FILL_MS, at least
         twice the second). Returns what one more call adds to a batch, in ms: the difference of the
         two batches' wall times over the difference of their calls.
@@ -1855,8 +1902,8 @@ class ShapeBench:
         medians were so noisy (1.85% per block) that the BASELINE refused the harness. Sized by the
         marginal cost, a batch runs about the fixed costs plus batch_ms of calls.
 
-        `sizing` False (kopt's candidate arm: it sizes batches from the best arm alone) skips the
-        third batch and returns the second's wall time per call."""
+        `sizing` False (kopt's arms once the best build's batch size is remembered) skips the third
+        batch and returns the second's wall time per call."""
         if self.ring is None:
             self._build_ring()
         for _ in range(n_plain):
@@ -1869,9 +1916,14 @@ class ShapeBench:
         # filled meets new contents at the same addresses at once.
         self.cursor = 0
         self.dev.synchronize()
-        reserved = self.dev.memory_reserved()
+        start = self.dev.peak_start()
+        first = self.timing_streams
+        self.timing_streams = 1  # a shape's first batch on the stream every shape uses: its need is not known yet
         self.run_batch(direction, WARMUP_BATCH, keep=False)
-        self.dev.spread_first_use(self.dev.memory_reserved() - reserved)
+        self.stream_need = max(self.stream_need, self.dev.peak_since(start))
+        self.timing_streams = min(first, timing_streams_within(self.stream_need, self.dev.total_memory(),
+                                                               self.dev.timing_streams))
+        self.dev.spread_first_use(self.stream_need, self.timing_streams)
         small = self.run_batch(direction, WARMUP_BATCH, keep=False)["wall_ms"]
         if not sizing:
             return max(small / WARMUP_BATCH, 1e-3)
@@ -2207,7 +2259,8 @@ class Worker:
                     call_ms[d] = sb.warmup(d, sb.rng.randint(DEFAULTS["warmup_min"], DEFAULTS["warmup_max"]),
                                            sizing=f.get("sizing", True))
                     times.append(("warm-up " + d, (_perf_counter() - t0) * 1e3))
-            _log_times("prepare " + label, times)
+            _log_times("prepare " + label, times, "timing streams %d (a batch's peak %.0f MB)"
+                       % (sb.timing_streams, sb.stream_need / 2 ** 20) if sb.passed else "")
         except TamperError:
             raise
         except Exception as e:  # the kernel threw (or returned something unusable)
@@ -2671,6 +2724,14 @@ def self_test():
     sizing.slot_floor_ms["forward"] = 1.0
     check(abs(ShapeBench._spin_ms(sizing, "forward", 4) - (SPIN_FLOOR_MS + SPIN_MARGIN * 5.0)) < 1e-9,
           "a slot shorter than the host's time per call still lengthens the spin with the calls")
+    # timing streams per shape: all 16 unless one batch's memory times 16 passes an eighth of the card
+    gib = 1 << 30
+    check(timing_streams_within(0, 80 * gib, 16) == 16 and timing_streams_within(5 * gib, 80 * gib, 1) == 1,
+          "no need measured, or one stream: nothing to bound")
+    check(timing_streams_within(gib // 4, 80 * gib, 16) == 16, "a small batch keeps all 16 streams")
+    check(timing_streams_within(int(2.5 * gib), 80 * gib, 16) == 4, "2.5 GB a batch on an 80 GB card: 4 streams")
+    check(timing_streams_within(int(2.5 * gib), 141 * gib, 16) == 7, "the same on a 141 GB card: 7 streams")
+    check(timing_streams_within(20 * gib, 80 * gib, 16) == 1, "a batch above the share still gets one stream")
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
         _log_times("batches s1", [("a", 1234.4), ("b", 0.0521), ("c", None)], "d 3")

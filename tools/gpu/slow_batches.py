@@ -11,6 +11,11 @@ batches, with their place in the arm's sequence and their stream index: the seve
 indices slow by 12-15 % in every fresh session (docs/gpu-validation.md).
 
     python3 tools/gpu/slow_batches.py <campaign>/rounds/round-1/artifacts/runs r1-aa-1 [--above 5]
+
+The stream printed is the worker's turn modulo 16, as the harness of that call took its streams.
+Since then a shape's first warm-up batch runs on the first stream and a shape whose batch holds
+much memory takes fewer streams in turn (the worker log's prepare line says how many, k): its
+batch then ran on stream turn mod k. The batch's place in the arm's sequence is exact either way.
 """
 import argparse
 import glob

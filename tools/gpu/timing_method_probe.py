@@ -130,7 +130,7 @@ class ProbeWorker:
         if method == "shipped":
             return statistics.median(sb.run_batch(direction, n, keep=False)["times"])
         if method == "one-stream":
-            self.dev.next_timing_stream = self.dev.stream  # the caller's stream: the same one every batch
+            self.dev.next_timing_stream = lambda count=None: self.dev.stream()  # the caller's: one stream every batch
             try:
                 return statistics.median(sb.run_batch(direction, n, keep=False)["times"])
             finally:
