@@ -405,6 +405,10 @@ TIMER_PATHS = [
     "torch.cuda.current_stream", "torch.cuda.Stream.synchronize", "torch.cuda.Stream.wait_event",
     "torch._C._cuda_synchronize", "torch._C._CudaEventBase.record", "torch._C._CudaEventBase.elapsed_time",
     "torch._C._CudaEventBase.synchronize", "torch.cuda._sleep", "torch.cuda.Stream", "torch.cuda.set_stream",
+    # what sets a shape's number of timing streams and logs the allocator: a kernel that fed the
+    # harness its own figures could pin its arm to one stream and that stream's offset
+    "torch.cuda.memory_stats", "torch.cuda.memory_allocated", "torch.cuda.max_memory_allocated",
+    "torch.cuda.reset_peak_memory_stats",
 ]
 
 
@@ -593,6 +597,11 @@ class Device:
         self._sleep = _TIMERS["torch.cuda._sleep"]
         self._stream_cls = _TIMERS["torch.cuda.Stream"]
         self._set_stream = _TIMERS["torch.cuda.set_stream"]
+        self._memory_stats = _TIMERS["torch.cuda.memory_stats"]
+        self._memory_allocated = _TIMERS["torch.cuda.memory_allocated"]
+        self._max_memory_allocated = _TIMERS["torch.cuda.max_memory_allocated"]
+        self._reset_peak = _TIMERS["torch.cuda.reset_peak_memory_stats"]
+        self._total_memory = int(getattr(props, "total_memory", 0) or 0)
         self._timing_streams = None  # created at first use: see next_timing_stream
         self._timing_turn = 0
         self._reset_l2 = self._find_reset_persisting_l2()
@@ -740,24 +749,24 @@ class Device:
         return torch.cuda.memory_reserved(self.dev)
 
     def total_memory(self):
-        return torch.cuda.get_device_properties(self.dev).total_memory
+        return self._total_memory
 
     def peak_start(self):
         """Starts a measurement of the most memory live at once (returns what is allocated now)."""
-        torch.cuda.reset_peak_memory_stats(self.dev)
-        return torch.cuda.memory_allocated(self.dev)
+        self._reset_peak(self.dev)
+        return self._memory_allocated(self.dev)
 
     def peak_since(self, start):
         """The most bytes allocated at once since peak_start() beyond what was allocated then: what a
         stream's allocator cache must hold for the work in between, whatever it had cached before."""
-        return max(0, torch.cuda.max_memory_allocated(self.dev) - start)
+        return max(0, self._max_memory_allocated(self.dev) - start)
 
     def allocator_counts(self):
         """torch's caching allocator so far: (retries after a failed cudaMalloc, for which it freed
         its cached blocks and synchronized the device; cudaMalloc calls; cudaFree calls). Read
         around each batch: a batch in which they move ran with the allocator going to the driver
         between its queued calls (keys a torch lacks read 0)."""
-        stats = torch.cuda.memory_stats(self.dev)
+        stats = self._memory_stats(self.dev)
         return tuple(int(stats.get(k, 0)) for k in ("num_alloc_retries", "num_device_alloc", "num_device_free"))
 
     def spread_first_use(self, nbytes, count=None):

@@ -142,6 +142,12 @@ torch.cuda.set_stream = lambda stream: None  # keep the harness on one stream, w
 def forward(a, b): return a @ b
 def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
 EOF
+mk tamper_memory <<'EOF'
+import torch
+torch.cuda.max_memory_allocated = lambda *a, **k: 1 << 50  # a huge batch: the harness would time it on one stream
+def forward(a, b): return a @ b
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
 mk broken <<'EOF'
 def forward(a, b) return a
 EOF
@@ -196,7 +202,7 @@ run replay_generator
 hits=$(grep -c "replay hit" "$work/err.log" || true)
 [ "$hits" -eq 0 ] || fail "replay_generator predicted the inputs of $hits call(s) from the harness's generator"
 
-for m in tamper_import tamper_lazy tamper_stream; do
+for m in tamper_import tamper_lazy tamper_stream tamper_memory; do
   run "$m"
   [ "$rc" -eq 3 ] || { cat "$work/err.log"; fail "$m: expected exit 3, got $rc"; }
   grep -q "timer tampering detected" "$work/err.log" || fail "$m: no tampering message"
