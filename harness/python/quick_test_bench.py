@@ -542,9 +542,10 @@ STREAM_MEMORY_SHARE = 0.125
 
 
 def timing_streams_within(need_bytes, total_bytes, pool):
-    """How many of the `pool` timing streams a shape can take in turn when one batch makes torch
-    reserve `need_bytes` on its stream: at most STREAM_MEMORY_SHARE of the card for all of them,
-    at least one. On an 80 GB H100 a 16k x 4k RMSNorm's batch reserved gigabytes per stream, and
+    """How many of the `pool` timing streams a shape can take in turn when one of its batches has
+    `need_bytes` live at once, which its stream's allocator cache then keeps: at most
+    STREAM_MEMORY_SHARE of the card for all of them, at least one. On an 80 GB H100 a 16k x 4k
+    RMSNorm's batch held gigabytes (its outputs, the checks' fp32 temporaries) per stream, and
     16 such caches per worker, two workers, outgrew the card: whole batches then read 12-15 % slow
     at fixed places (docs/gpu-validation.md, seventeenth session). The offset that the turn of
     streams averages out, 50-270 ns a launch, matters for kernels of microseconds, whose batches
@@ -728,12 +729,12 @@ class Device:
 
     def next_timing_stream(self, count=None):
         """The stream the next batch is queued and timed on: the first `count` (default all) of the
-        worker's TIMING_STREAMS streams in turn. On the H200 a stream carries a fixed offset of its own, 50-270 ns per launch, 1-5 % of
-        a small kernel, whatever the timing method; a worker that timed every batch on its one
-        stream gave its arm that stream's offset, and two processes running the same build read
-        1-2 % apart on rms_1k_1k while each process's mean had an SE of 0.1-0.9 %. Taken in turn,
-        the streams average their offsets into every arm (docs/gpu-validation.md, fourteenth and
-        fifteenth sessions)."""
+        worker's TIMING_STREAMS streams in turn. On the H200 a stream carries a fixed offset of its
+        own, 50-270 ns per launch, 1-5 % of a small kernel, whatever the timing method; a worker
+        that timed every batch on its one stream gave its arm that stream's offset, and two
+        processes running the same build read 1-2 % apart on rms_1k_1k while each process's mean
+        had an SE of 0.1-0.9 %. Taken in turn, the streams average their offsets into every arm
+        (docs/gpu-validation.md, fourteenth and fifteenth sessions)."""
         pool = self._pool()
         count = len(pool) if count is None else max(1, min(count, len(pool)))
         stream = pool[self._timing_turn % count]
@@ -744,9 +745,6 @@ class Device:
         if self._timing_streams is None:
             self._timing_streams = [self._stream_cls(device=self.dev) for _ in range(TIMING_STREAMS)]
         return self._timing_streams
-
-    def memory_reserved(self):
-        return torch.cuda.memory_reserved(self.dev)
 
     def total_memory(self):
         return self._total_memory
@@ -771,11 +769,11 @@ class Device:
 
     def spread_first_use(self, nbytes, count=None):
         """Leaves a free block of `nbytes` (and a small one) in torch's allocator cache for each of
-        the first `count` (default all) timing streams. The allocator keeps free blocks per stream, so a batch on a stream that has
-        not yet run this shape would wait in cudaMalloc between its queued calls, long enough for
-        the device to catch up with the host; a shape's first warm-up batch measures what one batch
-        needs (`nbytes`, the growth of the reserved memory), and the other streams are given as
-        much, which their batches then split. At most a quarter of the free memory in all."""
+        the first `count` (default all) timing streams. The allocator keeps free blocks per stream,
+        so a batch on a stream that has not yet run this shape would wait in cudaMalloc between its
+        queued calls, long enough for the device to catch up with the host; a shape's first warm-up
+        batch measures what one batch needs (`nbytes`, its peak live memory), and the streams are
+        given as much, which their batches then split. At most a quarter of the free memory in all."""
         if nbytes <= 0:
             return
         pool = self._pool()
@@ -878,9 +876,6 @@ class CpuDevice:
 
     def next_timing_stream(self, count=None):
         return None
-
-    def memory_reserved(self):
-        return 0
 
     def total_memory(self):
         return 0
