@@ -735,16 +735,17 @@ class Device:
         processes running the same build read 1-2 % apart on rms_1k_1k while each process's mean
         had an SE of 0.1-0.9 %. Taken in turn, the streams average their offsets into every arm
         (docs/gpu-validation.md, fourteenth and fifteenth sessions)."""
-        pool = self._pool()
-        count = len(pool) if count is None else max(1, min(count, len(pool)))
-        stream = pool[self._timing_turn % count]
+        streams = self._pool(count)
+        stream = streams[self._timing_turn % len(streams)]
         self._timing_turn += 1
         return stream
 
-    def _pool(self):
+    def _pool(self, count=None):
+        """The first `count` (default all, at least one) of the worker's timing streams."""
         if self._timing_streams is None:
             self._timing_streams = [self._stream_cls(device=self.dev) for _ in range(TIMING_STREAMS)]
-        return self._timing_streams
+        pool = self._timing_streams
+        return pool if count is None else pool[:max(1, min(count, len(pool)))]
 
     def total_memory(self):
         return self._total_memory
@@ -776,8 +777,7 @@ class Device:
         given as much, which their batches then split. At most a quarter of the free memory in all."""
         if nbytes <= 0:
             return
-        pool = self._pool()
-        pool = pool[:max(1, min(count, len(pool)))] if count is not None else pool
+        pool = self._pool(count)
         nbytes = int(min(nbytes, 0.25 * self.free_memory() / len(pool)))
         outer = self.stream()
         try:
@@ -1431,6 +1431,14 @@ class BatchTime:
                 % ((self.starved,) + self.allocator))
 
 
+def slot_floor_ms(slot_ms, starved):
+    """A lower bound of the device's work per call slot from one batch's slots (ms), or None: a slot
+    is the device's work only where the device never waited for the host, so one call it reached
+    before its launch (`starved`) and the slots bound nothing; the next spin is then sized from the
+    kernel alone, as before slots were measured."""
+    return 0.9 * min(slot_ms) if slot_ms and not starved else None
+
+
 def host_ms_per_call(call_s, check_s, calls):
     """The host's time to queue one call, which sizes the next batch's spin: the median call plus
     the median chunk check spread over the batch's calls. Medians, not sums: when the device's
@@ -1751,7 +1759,7 @@ class ShapeBench:
         dev.synchronize()
         probe = dev.idle_probe_us()
         dev.reset_persisting_l2()
-        alloc_before = dev.allocator_counts()
+        alloc_before = dev.allocator_counts() if keep else None
         hs = dev.stream()
         call_s, check_s = [], []  # host seconds per queued call (checks apart), per chunk check
 
@@ -1877,13 +1885,7 @@ class ShapeBench:
         if queued:
             # a kernel that gets faster later only shortens its own head start: its calls read slower
             self.device_floor_ms[direction] = 0.9 * min(queued)
-        # A slot is the device's work only where the device never waited for the host: one call it
-        # reached before its launch, and the slots are no bound of the work; the next spin is then
-        # sized from the kernel alone, as before slots were measured.
-        if slot_ms and not acc.starved:
-            self.slot_floor_ms[direction] = 0.9 * min(slot_ms)
-        else:
-            self.slot_floor_ms.pop(direction, None)
+        self.slot_floor_ms[direction] = slot_floor_ms(slot_ms, len(acc.starved)) or 0.0
         if keep:
             self.times[direction].extend(queued)
         return {"times": queued, "errors": errors, "wall_ms": wall_ms, "idle_probe_us": probe, "problems": problems,
@@ -2722,6 +2724,9 @@ def self_test():
     sizing = types.SimpleNamespace(host_ms={"forward": 2.0}, device_floor_ms={"forward": 0.05}, slot_floor_ms={})
     check(abs(ShapeBench._spin_ms(sizing, "forward", 4) - (SPIN_FLOOR_MS + SPIN_MARGIN * 7.85)) < 1e-9,
           "spin sized from the kernel alone")
+    check(slot_floor_ms([6.0, 7.0], 0) == 5.4, "the slot floor: 0.9 x the least slot")
+    check(slot_floor_ms([6.0, 7.0], 1) is None and slot_floor_ms([], 0) is None,
+          "no slot floor from a batch in which the device waited, or without slots")
     sizing.slot_floor_ms["forward"] = 5.4
     check(abs(ShapeBench._spin_ms(sizing, "forward", 4) - (SPIN_FLOOR_MS + SPIN_MARGIN * 2.0)) < 1e-9,
           "spin sized from the slot")
