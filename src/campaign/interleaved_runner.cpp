@@ -243,14 +243,14 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     // The best's cost per call sizes the batches: measured by its prepare's long sizing batch the
     // first time this build runs the shape, remembered from then on.
     const std::optional<double> knownStepMs = BatchSizingMemo::shared().stepMs(plan.bestIdentity, shape);
-    // One worker at a time: prepare ends in timed, verified warm-up batches, and a GPU shared with
-    // the other worker's prepare reads its time slices (an H200 run failed honest shapes that way:
-    // "work escaped the timed stream").
     // Both arms warm up alike, the sizing batch included when the best's is measured: only the
     // best's number sizes the batches, but a worker's later batches depend on what ran before
     // them (on an H100 whole batches read 12-15 % slow at the same places in every fresh session,
     // and at other places for the arm that had run one batch less: an A/A "bias" of -1.87 %).
     const WarmUp warmUp = knownStepMs ? WarmUp::WarmOnly : WarmUp::SizeBatches;
+    // One worker at a time: prepare ends in timed, verified warm-up batches, and a GPU shared with
+    // the other worker's prepare reads its time slices (an H200 run failed honest shapes that way:
+    // "work escaped the timed stream").
     for (int a : {kBest, kCandidate}) {
       if (!otherStopped(a)) break;
       request(a, [&](BenchWorker& w) {
