@@ -260,6 +260,15 @@ def flush_bytes(l2_bytes, is_rocm):
     return max(2 * int(l2_bytes or 0), floor)
 
 
+def drain_bytes(l2_bytes, is_rocm):
+    """Size of the read that ends each timed call (Device.drain): it evicts what the call left
+    dirty in the L2, so the call pays for writing its own output back. 2x the reported L2 and 64 MB
+    at least; on ROCm the flush's size (the Infinity Cache behind the small reported L2)."""
+    if is_rocm:
+        return flush_bytes(l2_bytes, True)
+    return max(2 * int(l2_bytes or 0), 64 << 20)
+
+
 def _positive_int(value, what):
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise HarnessError("SHAPES: %s must be a positive integer, got %r" % (what, value), 2)
@@ -589,6 +598,8 @@ class Device:
         self.arch = getattr(props, "gcnArchName", "") or ""
         self.l2 = int(getattr(props, "L2_cache_size", 0) or 0)
         self.flush_buf = torch.empty(flush_bytes(self.l2, self.is_rocm) // 4, dtype=torch.int32, device=self.dev)
+        words = drain_bytes(self.l2, self.is_rocm) // 4
+        self._drain_bufs = tuple(torch.zeros(words, dtype=torch.int32, device=self.dev) for _ in range(2))
         self._event_cls = _TIMERS["torch.cuda.Event"]
         self._record = _TIMERS["torch.cuda.Event.record"]
         self._elapsed = _TIMERS["torch.cuda.Event.elapsed_time"]
@@ -803,6 +814,19 @@ class Device:
         ninth session). The reduction's 0-d result is kept until the next flush."""
         self._flush_read = self.flush_buf.max()
 
+    # A call's output is still dirty in the L2 at its end event, and the next call's flush, which
+    # is not timed, used to write it back: the harness read memory-bound calls 6-23 % faster than a
+    # launch-free reference that pays it (docs/gpu-validation.md, tenth session). So each timed
+    # call is followed by a drain whose time counts, less the same drain timed clean.
+    drains = True
+
+    def drain(self, after_call):
+        """Read a drain buffer (drain_bytes: past the L2) on the current stream. after_call False:
+        right behind the flush, where the L2 holds nothing dirty: the drain's own time, which a
+        call does not owe. True: behind a call, evicting (and writing back) what it left dirty.
+        Two buffers, so that the second read misses in the L2 as the first did."""
+        self._drain_read = self._drain_bufs[1 if after_call else 0].max()
+
     def poison_allocator(self, specs):
         """Fill free caching-allocator blocks of the output sizes with NaN, so an output that the
         kernel never writes reads as NaN instead of a previous (maybe correct) result.
@@ -835,6 +859,7 @@ class CpuDevice:
     can_escape = False
     join_ms = 0.0
     timing_streams = 1  # every batch on the host: no streams, no per-stream allocator caches
+    drains = False  # a CPU call writes its output through the caches as it runs: nothing to charge
 
     def __init__(self):
         if torch is None:
@@ -1283,17 +1308,40 @@ def _compare_rows(refs, outs):
     return snrs, err
 
 
-def _unwritten_t(outs):
+UNWRITTEN_SAMPLES = 512  # positions of a larger output that the unwritten-output check reads
+
+
+def _unwritten_picks(specs, seed, device):
+    """Per expected output (shape, dtype), the positions the unwritten-output check reads: None
+    (all of it) for an output of at most UNWRITTEN_SAMPLES elements, else that many drawn from a
+    fresh secret seed per batch. Reading all of a large output would evict the dirty lines that the
+    drain behind the call must write back inside its time; a call still writing a fraction f of
+    its output on another stream passes 512 random reads with probability (1 - f) ** 512."""
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+    picks = []
+    for shape, _dtype in specs:
+        n = math.prod(shape)
+        picks.append(None if n <= UNWRITTEN_SAMPLES else
+                     torch.randint(0, n, (UNWRITTEN_SAMPLES,), generator=gen, device=device))
+    return picks
+
+
+def _unwritten_t(outs, picks=None):
     """A 0-dim float64 tensor that is NaN when an output still holds the NaN poison (or any non-finite
     value): run on the timed stream right behind the call, it sees an output whose writes were left
     on another stream. One reduction per output (a sum propagates NaN), read with the chunk's checks:
     isfinite().all() was three kernels, and every kernel queued here is host time the spin must
-    cover. None when no output is a float tensor."""
+    cover. `picks` (_unwritten_picks): per output, the positions read, or None for all of it. None
+    when no output is a float tensor."""
     flag = None
-    for o in outs:
+    for k, o in enumerate(outs):
         if not (torch.is_tensor(o) and o.is_floating_point() and o.numel()):
             continue
         t = o.detach()
+        pick = picks[k] if picks and k < len(picks) else None
+        if pick is not None and t.is_contiguous() and t.numel() > pick.numel():
+            t = t.view(-1).index_select(0, pick)
         if t.dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
             # finite outputs (the full check demands them) cannot overflow a float64 sum
             bad = t.sum(dtype=torch.float64)
@@ -1399,9 +1447,12 @@ class BatchTime:
         self.slot_ms = []  # device time from one queued call's start event to the next one's
         self.starved = 0  # calls the device reached before the host had launched them
         self.allocator = (0, 0, 0)  # torch's allocator: retries, cudaMalloc and cudaFree calls
+        self.charge_ms = []  # per queued call: the write-back its time was charged (Device.drain)
 
-    def add(self, wall_ms, spin_ms, queue_ms, checks_ms, drain_ms, slot_ms=(), starved=0, allocator=(0, 0, 0)):
+    def add(self, wall_ms, spin_ms, queue_ms, checks_ms, drain_ms, slot_ms=(), starved=0, allocator=(0, 0, 0),
+            charge_ms=()):
         self.batches += 1
+        self.charge_ms.extend(charge_ms)
         self.starved += starved
         self.allocator = tuple(a + b for a, b in zip(self.allocator, allocator))
         self.wall += wall_ms
@@ -1416,9 +1467,12 @@ class BatchTime:
         on), the host queueing calls and queueing checks, the wait for the device to finish, and
         the median device time of one call's slot (the call, its share of the checks, the next
         refill and flush): next to the host's queueing time per call, it says whether a batch is
-        bound by the host, by the checks' device work or by the spins."""
+        bound by the host, by the checks' device work or by the spins. Where the device drains,
+        the median write-back charged to a call (Device.drain) ends the list."""
         rest = self.wall - self.queue - self.checks - self.drain
         slot = [("device per call slot (median of %d)" % len(self.slot_ms), median(self.slot_ms))] if self.slot_ms else []
+        if self.charge_ms:
+            slot.append(("write-back charged per call (median)", median(self.charge_ms)))
         return [("%d batches" % self.batches, self.wall), ("spins asked", self.spin), ("queueing calls", self.queue),
                 ("queueing checks", self.checks), ("waiting on the device", self.drain),
                 ("joined calls, confirmations and the results read", rest)] + slot
@@ -1468,6 +1522,7 @@ class _BatchAcc:
     def __init__(self, n_calls):
         self.host_fail = [False] * n_calls  # failures the host sees itself (shapes, streams, escapes)
         self.unwritten = {}  # call -> _unwritten_t's sum, queued right behind the call's end event
+        self.picks = None  # the positions of each output that sum reads (_unwritten_picks)
         self.chunks = []  # per checked chunk: ([(call, slot position)], first position, [device tensors])
         self.worst = None  # per output: the lowest per-call SNR (0-dim device tensors)
         self.max_err = None  # memory-bound ops: the largest per-call max |out - ref| (0-dim device tensor)
@@ -1485,8 +1540,9 @@ class ShapeBench:
     Timing of a batch (GPU): synchronise, probe the GPU's idle latency, then queue a spin (the host
     runs ahead of the GPU) and per call: new inputs into its ring slot (GPU RNG; written only now,
     so no earlier call can compute ahead on them), their fingerprint, reference (memory-bound ops),
-    NaN-poison, flush, start event, the call, end event, the
-    unwritten-output check and the projection/reference check, all on the timed stream and without
+    NaN-poison, flush, a clean drain, start event, the call, end event, the unwritten-output check
+    (sampled), a timed drain that writes back what the call left dirty in the L2 (its time, less
+    the clean drain's, is added to the call's), and the projection/reference check, all on the timed stream and without
     a host synchronisation; one synchronisation ends the batch and every event and counter is read
     then. A few calls of each batch, at secret positions, are extra "joined" calls whose end event
     is recorded after a device-wide synchronize: work the kernel left on another stream is inside
@@ -1604,10 +1660,20 @@ class ShapeBench:
             slots.append(slot)
         return slots
 
-    def _event_pairs(self, n):
+    def _event_sets(self, n):
+        """Per call: its start and end events and, where the device drains (Device.drain), the
+        event before the clean drain and the two around the drain behind the call."""
+        per = 5 if self.dev.drains else 2
         while len(self._events) < n:
-            self._events.append((self.dev.event(), self.dev.event()))
+            self._events.append(tuple(self.dev.event() for _ in range(per)))
         return self._events[:n]
+
+    def _timed_ms(self, events, clean_ms):
+        """A call's time from its events: start to end, and where the device drains, plus the drain
+        behind the call less `clean_ms` (the batch's median clean drain): the write-back of what
+        the call left dirty in the L2."""
+        t = self.dev.elapsed(events[0], events[1])
+        return t + self.dev.elapsed(events[3], events[4]) - clean_ms if len(events) > 2 else t
 
     def _spin_ms(self, direction, calls):
         """The head start the GPU needs so that it never waits for the host in the next `calls`
@@ -1646,6 +1712,9 @@ class ShapeBench:
         specs = self.out_specs if fwd else self.grad_specs
         dev.poison_allocator(specs)
         dev.cold()
+        if dev.drains:
+            dev.record(events[2], hs)
+            dev.drain(False)
         dev.record(events[0], hs)
         if not join and dev.reached(events[0]):
             acc.starved.add(i)
@@ -1658,15 +1727,22 @@ class ShapeBench:
             acc.note("stream", "a call changed the current stream and did not restore it")
             dev.set_stream(hs)
         result = _as_tuple(result)
-        if len(result) < len(specs) or any(not torch.is_tensor(o) or tuple(o.shape) != s
-                                           for o, (s, _d) in zip(result, specs)):
+        bad_shape = len(result) < len(specs) or any(not torch.is_tensor(o) or tuple(o.shape) != s
+                                                    for o, (s, _d) in zip(result, specs))
+        if not bad_shape:
+            result = result[:len(specs)]
+            # right behind the end event and before the drain: writes left elsewhere are not in yet
+            unwritten = _unwritten_t(result, acc.picks)
+            if unwritten is not None:
+                acc.unwritten[i] = unwritten
+        if dev.drains:
+            dev.record(events[3], hs)
+            dev.drain(True)
+            dev.record(events[4], hs)
+        if bad_shape:
             acc.host_fail[i] = True
             acc.note("shape", "a call returned outputs of another number or shape than the checked call")
             return
-        result = result[:len(specs)]
-        unwritten = _unwritten_t(result)  # right behind the end event: writes left elsewhere are not in yet
-        if unwritten is not None:
-            acc.unwritten[i] = unwritten
         pending.append((i, pos, result))
 
     def _check(self, direction, pending, slots, before, fp, acc):
@@ -1746,9 +1822,11 @@ class ShapeBench:
         n_joined = max(1, calls // 8)
         total = calls + n_joined
         joined = set(self.rng.sample(range(total), n_joined))  # secret positions
-        events = self._event_pairs(total + n_joined)  # the spare pairs time the confirmations
+        events = self._event_sets(total + n_joined)  # the spare sets time the confirmations
         fp = _Fingerprinter(_fresh_seed(), self.verify_budget)  # the secret weights
         acc = _BatchAcc(total + n_joined)
+        acc.picks = _unwritten_picks(self.out_specs if direction == "forward" else self.grad_specs, _fresh_seed(),
+                                     dev.dev)
         per = self._chunk_calls()
         # This pass over the ring: the slots written so far and their fingerprints. A slot is written
         # right before its call, queued behind every call before it, so no call can read (and
@@ -1791,8 +1869,11 @@ class ShapeBench:
         s0 = _perf_counter()
         dev.synchronize()
         drain_ms = (_perf_counter() - s0) * 1e3
-        times = [dev.elapsed(s, e) for s, e in events[:total]]
+        clean_ms = median([dev.elapsed(ev[2], ev[0]) for ev in events[:total]]) if dev.drains else 0.0
+        times = [self._timed_ms(ev, clean_ms) for ev in events[:total]]
         queued = [t for i, t in enumerate(times) if i not in joined]
+        charge_ms = [dev.elapsed(ev[3], ev[4]) - clean_ms for i, ev in enumerate(events[:total])
+                     if dev.drains and i not in joined]
         # From a queued call's start to the next call's start: what the device spends per call
         # (its share of the checks included). A joined call's slot holds the host's join: left out.
         slot_ms = [dev.elapsed(events[i][0], events[i + 1][0]) for i in range(total - 1) if i not in joined]
@@ -1812,7 +1893,7 @@ class ShapeBench:
                 self._call(direction, one[0], 0, events[k], hs, True, k, acc, pending)
                 self._check(direction, pending, one, [one_before], fp, acc)
                 dev.synchronize()
-                again = dev.elapsed(*events[k])
+                again = self._timed_ms(events[k], clean_ms)
                 event_ms += again
                 if again > bound:
                     acc.host_fail[i] = True
@@ -1881,7 +1962,7 @@ class ShapeBench:
                       "%d and cudaFree %d time(s) between its queued calls" % ((HARNESS_NAME, self.shape["label"],
                       direction, self.batch_time.batches + 1) + allocator), file=sys.stderr)
             self.batch_time.add(wall_ms, spin_ms, 1e3 * sum(call_s), 1e3 * sum(check_s), drain_ms, slot_ms,
-                                len(acc.starved), allocator)
+                                len(acc.starved), allocator, charge_ms)
         if queued:
             # a kernel that gets faster later only shortens its own head start: its calls read slower
             self.device_floor_ms[direction] = 0.9 * min(queued)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # harness/python/quick_test_bench.py end to end on CPU tensors (--device cpu), with the known reward hacks as
 # kernel modules: an honest kernel PASSes; address- and shape-keyed output caches, input mutation,
-# an output never written and a precision downgrade FAIL; a kernel that computes later calls ahead
+# an output never written (or half of it, from the second call) and a precision downgrade FAIL; a kernel that computes later calls ahead
 # finds nothing to compute; patching a timer (or the stream switch) at import or lazily
 # during a call stops the run (exit 3, no CSV); a module that does not import gives FAIL rows.
 # Needs a python3 with torch (Debian: python3-torch); skipped (77) without one.
@@ -78,6 +78,21 @@ n = [0]
 def forward(a, b):
     n[0] += 1
     return a @ b if n[0] == 1 else torch.empty(a.shape[:-1] + (b.shape[-1],), dtype=a.dtype)
+def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+EOF
+# Writes the first half of its output, from its second call on: the unwritten-output check reads
+# 512 secret positions of an output this large, and the NaN poison left in the other half shows.
+mk late_half_unwritten <<'EOF'
+import torch
+n = [0]
+def forward(a, b):
+    n[0] += 1
+    full = a @ b
+    if n[0] == 1:
+        return full
+    out = torch.empty(full.shape, dtype=a.dtype)
+    out[..., : full.shape[-1] // 2] = full[..., : full.shape[-1] // 2]
+    return out
 def backward(a, b, g): return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
 EOF
 # Computes ahead: at each call, every ring slot that holds inputs of this shape gets its product
@@ -183,7 +198,8 @@ for m in addr_cache shape_cache mutate unwritten lowprec; do
 done
 
 for m in late_wrong:"failed the per-call check" late_mutate:"modified their inputs" \
-         late_unwritten:"returned with their output unwritten"; do
+         late_unwritten:"returned with their output unwritten" \
+         late_half_unwritten:"returned with their output unwritten"; do
   run "${m%%:*}"
   [ "$rc" -eq 0 ] || { cat "$work/err.log"; fail "${m%%:*}: exit $rc"; }
   [ "$(checks)" = "s1,FAIL s2,FAIL" ] || { cat "$work/err.log"; fail "${m%%:*} should FAIL every shape: $(checks)"; }
@@ -246,6 +262,37 @@ CONFIG=$work/config_mem.py run rms_mem_late_wrong
 [ "$(checks 5)" = "m1,FAIL m2,FAIL" ] || { cat "$work/err.log"; fail "a memory-bound kernel wrong from its second call should FAIL: $(checks 5)"; }
 grep -q "shape m1, forward batch: [0-9]* call(s) failed the per-call check" "$work/err.log" ||
   { cat "$work/err.log"; fail "rms_mem_late_wrong: no per-call failure named"; }
+
+# The write-back charge's arithmetic through a real batch, on a device whose clock moves only in
+# its drains: 2 units for the clean drain before each call, 5 for the drain behind it. Each call's
+# time must be its start-to-end time (0 here) plus 5 less the batch's median clean drain: 3.
+cat >"$work/drain_charge.py" <<EOF
+import sys
+sys.path.insert(0, "$src/harness/python")
+import quick_test_bench as h
+
+class TickDevice(h.CpuDevice):
+    drains = True
+    clock = 0.0
+    def record(self, event, stream): event.t = self.clock
+    def elapsed(self, start, end): return end.t - start.t
+    def drain(self, after_call): self.clock += 5.0 if after_call else 2.0
+
+cfg = dict(BACKEND="TORCH", KIND="gemm", KERNEL_MODULE="$work/honest.py", FORWARD="forward",
+           BACKWARD="backward", INPUT_DTYPE="fp32", CHECK="fp32", SHAPES=[("s1", 1, 64, 48, 32)])
+shapes = h.validate_config(cfg)
+dev = TickDevice()
+op, error = h.load_op(cfg, "$work", dev, h.torch_dtype("fp32", False, ""), shapes)
+assert op is not None, error
+sb = h.ShapeBench(op, shapes[0], 7, "fp32")
+assert sb.passed
+batch = sb.run_batch("forward", 12)
+assert batch["errors"] == 0, batch["problems"]
+assert batch["times"] and all(t == 3.0 for t in batch["times"]), batch["times"]
+assert sb.batch_time.charge_ms == [3.0] * len(batch["times"]), sb.batch_time.charge_ms
+print("drain charge ok")
+EOF
+"$py" "$work/drain_charge.py" >"$work/drain.log" 2>&1 || { cat "$work/drain.log"; fail "the write-back charge is not start-to-end plus the drain less the clean drain"; }
 
 run broken
 [ "$rc" -eq 0 ] || fail "broken module: exit $rc"
