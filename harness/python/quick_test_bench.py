@@ -1541,12 +1541,13 @@ class ShapeBench:
     runs ahead of the GPU) and per call: new inputs into its ring slot (GPU RNG; written only now,
     so no earlier call can compute ahead on them), their fingerprint, reference (memory-bound ops),
     NaN-poison, flush, a clean drain, start event, the call, end event, the unwritten-output check
-    (sampled), a timed drain that writes back what the call left dirty in the L2 (its time, less
-    the clean drain's, is added to the call's), and the projection/reference check, all on the timed stream and without
-    a host synchronisation; one synchronisation ends the batch and every event and counter is read
-    then. A few calls of each batch, at secret positions, are extra "joined" calls whose end event
-    is recorded after a device-wide synchronize: work the kernel left on another stream is inside
-    their time, so a joined time far above the queued median means work escaped the timed stream."""
+    (sampled), a timed drain that writes back what the call left dirty in the L2 (its time less
+    the clean drain's is added to the call's), and the projection/reference check, all on the
+    timed stream and without a host synchronisation; one synchronisation ends the batch and every
+    event and counter is read then. A few calls of each batch, at secret positions, are extra
+    "joined" calls whose end event is recorded after a device-wide synchronize: work the kernel
+    left on another stream is inside their time, so a joined time far above the queued median
+    means work escaped the timed stream."""
 
     def __init__(self, op, shape, seed, check_class):
         self.op, self.shape, self.check_class = op, shape, check_class

@@ -5,7 +5,8 @@ timed in the same process, on the same inputs.
     python3 tools/gpu/launch_free_reference.py kernels/triton/matmul_bench.py [--calls 64] [--out ref.jsonl]
 
 For every shape and direction of the bench config: the harness's own timed batch (queued calls,
-one start/end event pair per call, L2 flushed before each) gives the median call. Two references
+one start/end event pair per call, L2 flushed before each, and since 2026-12-06 the write-back of
+what the call left dirty in the L2 charged to it: Device.drain) gives the median call. Two references
 time n x [flush, call] and n x [flush] and take (T(flush + call) - T(flush)) / n, with n sized so
 that a run lasts about one 20 ms batch (a longer run heats the GPU and drops its clock):
   queued: eager launches queued behind a spin, one event pair around all n (no per-call events,
