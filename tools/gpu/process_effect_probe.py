@@ -42,6 +42,11 @@ def apply_variant(h, variant, seed):
     """Monkeypatches the harness for one experiment variant:
       replace-ring: before every batch, free the shape's ring and build it again behind a random-size
                     allocation, so its buffers land elsewhere in device memory batch by batch;
+      replace-pages: before every timed batch, hand every cached segment back to the driver
+                    (torch.cuda.empty_cache), then build the ring again behind a random-size
+                    allocation and refill the timing streams' caches untimed: replace-ring rebuilt
+                    it inside torch's cache, whose segments (and the physical pages behind them) a
+                    process keeps for life, so it left that placement untested (eighteenth session);
       replace-flush: before every batch, allocate the L2 flush buffer again behind a random-size
                     allocation (the harness allocates it once per process);
       recalibrate:  measure the spin's clock rate and the join's cost again at every prepare (once per
@@ -71,6 +76,20 @@ def apply_variant(h, variant, seed):
             return original(self, direction, calls, seed=seed, keep=keep)
 
         h.ShapeBench.run_batch = run_batch
+    if variant == "replace-pages":
+        original_pages = h.ShapeBench.run_batch
+
+        def run_batch_new_pages(self, direction, calls, seed=None, keep=True):
+            if keep:  # the warm-up batches measure the streams' need first
+                self.ring = None
+                torch.cuda.empty_cache()
+                pad = torch.empty(rng.randint(1, 256) << 20, dtype=torch.uint8, device="cuda")
+                self._build_ring()
+                self.dev.spread_first_use(self.stream_need, self.timing_streams)
+                del pad
+            return original_pages(self, direction, calls, seed=seed, keep=keep)
+
+        h.ShapeBench.run_batch = run_batch_new_pages
     if variant == "replace-flush":
         original_flush = h.ShapeBench.run_batch
 
@@ -373,7 +392,7 @@ def main(argv=None):
     ap.add_argument("--batch-ms", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--variant", default="as-shipped",
-                    choices=("as-shipped", "replace-ring", "replace-flush", "read-flush", "replace-ring+read-flush",
+                    choices=("as-shipped", "replace-ring", "replace-pages", "replace-flush", "read-flush", "replace-ring+read-flush",
                              "no-spin", "recalibrate", "long-spin", "reload-code", "reload-every-batch"))
     ap.add_argument("--as-worker", action="store_true", help="(internal) serve the worker protocol, patched")
     ap.add_argument("--out")
