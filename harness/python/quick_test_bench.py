@@ -2595,6 +2595,9 @@ def self_test():
     check(flush_bytes(50 << 20, False) == 256 << 20, "H100/H200 L2 -> 256 MB floor")
     check(flush_bytes(200 << 20, False) == 400 << 20, "2x L2 when larger")
     check(flush_bytes(4 << 20, True) == 512 << 20, "MI300 -> 512 MB")
+    check(drain_bytes(50 << 20, False) == 100 << 20, "H100/H200 L2 -> a 100 MB drain")
+    check(drain_bytes(16 << 20, False) == 64 << 20, "a small L2 -> the 64 MB drain floor")
+    check(drain_bytes(4 << 20, True) == flush_bytes(4 << 20, True), "ROCm drains as much as it flushes")
     # shapes
     g = normalize_shapes([("a", 1, 64, 32, 16), (1, 8, 8, 8), {"label": "c", "B": 2, "M": 4, "N": 4, "K": 4}], "gemm")
     check([x["label"] for x in g] == ["a", "8x8x8", "c"] and g[0]["K"] == 16, "shape forms")
