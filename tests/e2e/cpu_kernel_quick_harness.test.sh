@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # harness/python/quick_test_bench.py end to end on CPU tensors (--device cpu), with the known reward hacks as
 # kernel modules: an honest kernel PASSes; address- and shape-keyed output caches, input mutation,
-# an output never written (or half of it, from the second call) and a precision downgrade FAIL; a kernel that computes later calls ahead
-# finds nothing to compute; patching a timer (or the stream switch) at import or lazily
-# during a call stops the run (exit 3, no CSV); a module that does not import gives FAIL rows.
+# an output never written (or half of it, from the second call) and a precision downgrade FAIL; a
+# kernel that computes later calls ahead finds nothing to compute; patching a timer (or the stream
+# switch) at import or lazily during a call stops the run (exit 3, no CSV); a module that does not
+# import gives FAIL rows; a call's time pays the write-back drain behind it, less the clean drain.
 # Needs a python3 with torch (Debian: python3-torch); skipped (77) without one.
 set -euo pipefail
 src=${KOPT_SOURCE_DIR:?KOPT_SOURCE_DIR must point at the kopt source tree}
