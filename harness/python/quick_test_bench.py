@@ -584,6 +584,11 @@ class Device:
 
     can_escape = True  # a kernel can leave work on another stream than the timed one
     timing_streams = TIMING_STREAMS
+    # A call's output is still dirty in the L2 at its end event, and the next call's flush, which
+    # is not timed, used to write it back: the harness read memory-bound calls 6-23 % faster than a
+    # launch-free reference that pays it (docs/gpu-validation.md, tenth session). So each timed
+    # call is followed by a drain whose time counts, less the same drain timed clean (drain()).
+    drains = True
 
     def __init__(self):
         if torch is None:
@@ -813,12 +818,6 @@ class Device:
         10.8 us per call on the H200, 2-11 % of a small memory-bound kernel (docs/gpu-validation.md,
         ninth session). The reduction's 0-d result is kept until the next flush."""
         self._flush_read = self.flush_buf.max()
-
-    # A call's output is still dirty in the L2 at its end event, and the next call's flush, which
-    # is not timed, used to write it back: the harness read memory-bound calls 6-23 % faster than a
-    # launch-free reference that pays it (docs/gpu-validation.md, tenth session). So each timed
-    # call is followed by a drain whose time counts, less the same drain timed clean.
-    drains = True
 
     def drain(self, after_call):
         """Read a drain buffer (drain_bytes: past the L2) on the current stream. after_call False:
@@ -1670,11 +1669,11 @@ class ShapeBench:
         return self._events[:n]
 
     def _timed_ms(self, events, clean_ms):
-        """A call's time from its events: start to end, and where the device drains, plus the drain
-        behind the call less `clean_ms` (the batch's median clean drain): the write-back of what
-        the call left dirty in the L2."""
-        t = self.dev.elapsed(events[0], events[1])
-        return t + self.dev.elapsed(events[3], events[4]) - clean_ms if len(events) > 2 else t
+        """(a call's time, its write-back charge) from its events: start to end, plus, where the
+        device drains, the drain behind the call less `clean_ms` (the batch's median clean drain):
+        the write-back of what the call left dirty in the L2 (0 without a drain)."""
+        charge = self.dev.elapsed(events[3], events[4]) - clean_ms if len(events) > 2 else 0.0
+        return self.dev.elapsed(events[0], events[1]) + charge, charge
 
     def _spin_ms(self, direction, calls):
         """The head start the GPU needs so that it never waits for the host in the next `calls`
@@ -1871,10 +1870,10 @@ class ShapeBench:
         dev.synchronize()
         drain_ms = (_perf_counter() - s0) * 1e3
         clean_ms = median([dev.elapsed(ev[2], ev[0]) for ev in events[:total]]) if dev.drains else 0.0
-        times = [self._timed_ms(ev, clean_ms) for ev in events[:total]]
+        timed = [self._timed_ms(ev, clean_ms) for ev in events[:total]]
+        times = [t for t, _charge in timed]
         queued = [t for i, t in enumerate(times) if i not in joined]
-        charge_ms = [dev.elapsed(ev[3], ev[4]) - clean_ms for i, ev in enumerate(events[:total])
-                     if dev.drains and i not in joined]
+        charge_ms = [c for i, (_t, c) in enumerate(timed) if dev.drains and i not in joined]
         # From a queued call's start to the next call's start: what the device spends per call
         # (its share of the checks included). A joined call's slot holds the host's join: left out.
         slot_ms = [dev.elapsed(events[i][0], events[i + 1][0]) for i in range(total - 1) if i not in joined]
@@ -1894,7 +1893,7 @@ class ShapeBench:
                 self._call(direction, one[0], 0, events[k], hs, True, k, acc, pending)
                 self._check(direction, pending, one, [one_before], fp, acc)
                 dev.synchronize()
-                again = self._timed_ms(events[k], clean_ms)
+                again = self._timed_ms(events[k], clean_ms)[0]
                 event_ms += again
                 if again > bound:
                     acc.host_fail[i] = True
