@@ -9,12 +9,18 @@
 #                        that follows (the plausibility audit, T2 and the report's fraction of the
 #                        ceiling read them)
 #   reference:MODE       tools/gpu/launch_free_reference.py on both Triton benches; MODE read (the
-#                        shipped flush) or write (--write-flush)
+#                        shipped flush), write (--write-flush) or read-nodrain (--no-drain: the
+#                        harness without its write-back charge, to tell the charge from the card)
+#   probe:VARIANT        tools/gpu/process_effect_probe.py --mode processes on the Triton RMSNorm,
+#                        shapes $PROBE_SHAPES (default rms_4k_4k,rms_16k_4k), 4 pairs of 2 reps,
+#                        within $PROBE_LIMIT seconds (default 200; the lines so far are kept)
 #   sweep                tools/gpu/hip_knob_sweep.sh run (build-hip-sweep carried)
 #   triton-sweep         tools/gpu/triton_knob_sweep.py on the Triton RMSNorm, then its campaign
 #                        (triton_rmsnorm_accept.json) rewritten with the rounds the look picked
 #   campaign:SCRIPT:SECS one scripted campaign through kopt's MCP tools (tools/gpu/h200_campaigns.sh)
 #   exploits:SECS        the GPU exploit classes (tests/exploits/gpu/run_h200.sh) within SECS
+#   exploits-direct:SECS only the exploit suite's harness-direct part (every Triton exploit through
+#                        the quick harness alone, no kopt campaign) within SECS
 #   exploits-grouped:SECS only the class-10 campaign on the grouped GEMM
 # A step that fails is logged in steps.txt and the next one runs.
 set -u
@@ -39,11 +45,20 @@ for step in "$@"; do
     reference:*)
       mode=${step#reference:} flag=()
       [ "$mode" = write ] && flag=(--write-flush)
+      [ "$mode" = read-nodrain ] && flag=(--no-drain)
       rc=0
       for k in matmul rmsnorm; do
         timeout 80 python3 tools/gpu/launch_free_reference.py "kernels/triton/${k}_bench.py" "${flag[@]}" \
           --out "$work/reference-$k-$mode.jsonl" >"$work/reference-$k-$mode.log" 2>&1 || rc=$?
       done ;;
+    probe:*)
+      variant=${step#probe:}
+      timeout "${PROBE_LIMIT:-200}" python3 tools/gpu/process_effect_probe.py kernels/triton/rmsnorm_bench.py --mode processes \
+        --shapes "${PROBE_SHAPES:-rms_4k_4k,rms_16k_4k}" --pairs 4 --reps 2 --variant "$variant" \
+        --out "$work/probe-$variant.jsonl" >"$work/probe-$variant.log" 2>&1
+      rc=$?
+      cp /tmp/probe-*.log "$work/" 2>/dev/null
+      grep -h '"mode"' "$work/probe-$variant.log" | cut -c1-200 ;;
     sweep)
       bash tools/gpu/hip_knob_sweep.sh run "$work/sweep"; rc=$? ;;
     triton-sweep)
@@ -61,6 +76,10 @@ for step in "$@"; do
     exploits:*)
       mkdir -p "$work/exploits"
       OUT=$work/exploits KOPT_EXPLOITS_BUDGET_S=${step#exploits:} bash tests/exploits/gpu/run_h200.sh; rc=$? ;;
+    exploits-direct:*)
+      mkdir -p "$work/exploits-direct"
+      OUT=$work/exploits-direct KOPT_EXPLOITS_BUDGET_S=${step#exploits-direct:} KOPT_EXPLOITS_STEPS=harness-direct \
+        bash tests/exploits/gpu/run_h200.sh; rc=$? ;;
     exploits-grouped:*)
       # Only the grouped GEMM's class-10 campaign of the exploit suite, within SECS.
       mkdir -p "$work/exploits-grouped"

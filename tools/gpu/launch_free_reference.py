@@ -90,6 +90,9 @@ def main(argv=None):
     ap.add_argument("--write-flush", action="store_true",
                     help="flush the L2 by zeroing the flush buffer, as the harness did before it read it: "
                          "the whole L2 left dirty, and its write-back runs during the next call")
+    ap.add_argument("--no-drain", action="store_true",
+                    help="time the harness's calls without the write-back charge (Device.drain), to tell "
+                         "on one card what the charge adds against the reference")
     opts = ap.parse_args(argv)
 
     bench, base_dir = load_bench(opts.bench)
@@ -98,6 +101,8 @@ def main(argv=None):
 
     if opts.write_flush:
         h.Device.cold = lambda self: self.flush_buf.zero_()
+    if opts.no_drain:
+        h.Device.drains = False  # class-level: the harness then keeps two events per call, no drains
 
     cfg = dict(bench.CONFIG)
     shapes = h.validate_config(cfg)
@@ -132,7 +137,8 @@ def main(argv=None):
                       - queued_ms(torch, device, flush_only, opts.replays)) / n
             graph = (graph_ms(torch, with_call, opts.replays) - graph_ms(torch, flush_only, opts.replays)) / n
             diff_ms = harness_ms - queued
-            line = {"shape": shape["label"], "direction": direction, "write_flush": opts.write_flush, "harness_calls": opts.calls, "reference_calls": n,
+            line = {"shape": shape["label"], "direction": direction, "write_flush": opts.write_flush,
+                    "drain": h.Device.drains, "harness_calls": opts.calls, "reference_calls": n,
                     "harness_median_ms": round(harness_ms, 5), "queued_reference_ms": round(queued, 5),
                     "graph_reference_ms": round(graph, 5), "diff_us": round(diff_ms * 1e3, 2),
                     "diff_pct": round(100.0 * diff_ms / queued, 2),
