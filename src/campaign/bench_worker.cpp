@@ -249,8 +249,11 @@ WorkerReply<T> then(WorkerReply<json> reply, Parse parse, bool& brokenFlag, cons
 }  // namespace
 
 WorkerReply<WorkerHello> BenchWorker::hello(std::chrono::milliseconds timeout, const CancellationToken& cancel) {
-  return then<WorkerHello>(call({{"op", "hello"}, {"protocol", kWorkerProtocolVersion}}, timeout, cancel),
-                           [](const json& r) { return parseHello(r); }, broken_, arm_);
+  if (hello_) return *hello_;
+  auto reply = then<WorkerHello>(call({{"op", "hello"}, {"protocol", kWorkerProtocolVersion}}, timeout, cancel),
+                                 [](const json& r) { return parseHello(r); }, broken_, arm_);
+  if (auto* h = std::get_if<WorkerHello>(&reply)) hello_ = *h;
+  return reply;
 }
 
 WorkerReply<PreparedShape> BenchWorker::prepare(const std::string& shape, std::uint64_t seed, WarmUp warmUp,

@@ -86,6 +86,8 @@ class BenchWorker {
   bool start(const exec::WorkerSpec& spec, std::string& error);
   exec::WorkerProcess& process() { return process_; }
 
+  // The worker's hello, asked once: a spare kept for a later look says it while it waits
+  // (spare_workers.h settle()), and that look reads the same reply again.
   WorkerReply<WorkerHello> hello(std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<PreparedShape> prepare(const std::string& shape, std::uint64_t seed, WarmUp warmUp,
                                      std::chrono::milliseconds timeout, const CancellationToken& cancel);
@@ -116,6 +118,7 @@ class BenchWorker {
   bool broken_ = false;
   bool quitSent_ = false;
   std::optional<Pending> pending_;
+  std::optional<WorkerHello> hello_;
 };
 
 }  // namespace kopt::campaign

@@ -13,10 +13,12 @@
 #include "campaign/engine.h"
 #include "campaign/engine_record_json.h"
 #include "campaign/engine_steps.h"
+#include "campaign/interleaved_runner.h"
 #include "campaign/lineage/git_repo.h"
 #include "campaign/measured_record.h"
 #include "campaign/measurement_setup.h"
 #include "campaign/result_rows.h"
+#include "campaign/spare_workers.h"
 #include "campaign/worktree_build.h"
 #include "measure/percent_format.h"
 #include "util/atomic_file.h"
@@ -76,6 +78,12 @@ class BaselineRun {
  public:
   BaselineRun(OpenCampaign& s, const EngineOptions& options, const CallContext& ctx)
       : s_(s), m_(s.manifest), options_(options), ctx_(ctx), repo_(s.repo) {}
+  // No worker started ahead for a session outlives the call, whichever way it ends.
+  ~BaselineRun() {
+    if (sparesOfferedUntil_ > 0) SpareWorkers::shared().clear();
+  }
+  BaselineRun(const BaselineRun&) = delete;
+  BaselineRun& operator=(const BaselineRun&) = delete;
 
   std::optional<Stop> checkCommitted();
   void beginStep();
@@ -98,6 +106,7 @@ class BaselineRun {
     s_.clearStep();
     return failure;
   }
+  void offerAaSpares();
   bool runAaSessions();
   measure::HarnessCheck checkSessions(int first) const;
   void assembleRuns();
@@ -120,6 +129,7 @@ class BaselineRun {
   std::unique_ptr<MeasurementRunner> runner_;
   std::vector<PairRun> runs_;
   int sessionsRun_ = 0;
+  int sparesOfferedUntil_ = 0;  // the sessions before this one have workers started ahead (or had)
   std::vector<std::string> labels_;
   std::string header_;
   AssembledRuns assembled_;
@@ -167,7 +177,8 @@ void BaselineRun::beginStep() {
   runner_ = std::make_unique<MeasurementRunner>(*executor_, options_.seedSource);
 }
 
-// Build and test the working tree (the baseline commit); the best worktree starts there too.
+// Build the working tree (the baseline commit) and the best worktree at the same commit, start the
+// A/A's workers ahead, then test the working tree.
 std::optional<Stop> BaselineRun::buildAndTest() {
   if (!m_.buildCommand.empty()) {
     auto r = detail::runLogged(*executor_, m_.buildCommand, s_.placeholders(s_.repo), s_.repo, rp_.buildLog,
@@ -177,17 +188,22 @@ std::optional<Stop> BaselineRun::buildAndTest() {
       return stopBroken("the build " + detail::describe(r), {"build log tail:\n" + detail::logTail(rp_.buildLog, 2000)});
     }
   }
+  detail::TreeBuild best =
+      detail::ensureWorktreeBuilt(s_, *executor_, s_.paths.bestWorktree, head_, rp_.artifacts / "best_build.log",
+                                  "run_baseline", ctx_);
+  if (best.unjudged) return stopUnjudged(*best.unjudged);
+  if (!best.error.empty()) return stopBroken(best.error);
+  // Both trees are built: the plan names their builds, and the A/A's workers start up while the
+  // tests run.
+  plan_ = detail::planFor(s_, true, s_.paths.bestWorktree, rp_.artifacts / "runs", tag_);
+  detail::identifyBest(s_, plan_, head_);
+  offerAaSpares();
   auto r = detail::runLogged(*executor_, m_.testCommand, s_.placeholders(s_.repo), s_.repo, rp_.testLog,
                              m_.timeouts.testSeconds, m_.timeouts.hangSeconds, ctx_, "tests", 1, total_);
   if (auto failure = detail::unjudgedRunFailure(r, "run_baseline")) return stopUnjudged(*failure);
   if (!r.ok()) {
     return stopBroken("the tests " + detail::describe(r), {"test log tail:\n" + detail::logTail(rp_.testLog, 2000)});
   }
-  detail::TreeBuild best =
-      detail::ensureWorktreeBuilt(s_, *executor_, s_.paths.bestWorktree, head_, rp_.artifacts / "best_build.log",
-                                  "run_baseline", ctx_);
-  if (best.unjudged) return stopUnjudged(*best.unjudged);
-  if (!best.error.empty()) return stopBroken(best.error);
   return std::nullopt;
 }
 
@@ -199,9 +215,34 @@ Stop BaselineRun::stopMeasuring(std::initializer_list<const std::string*> tags) 
   return toolFailure("run_baseline was cancelled; nothing was recorded", "", "call run_baseline again");
 }
 
+// Both workers of each of the next kAaSessions sessions, started at once and each kept for its
+// session's look (spare_workers.h): a worker's start-up (interpreter, torch, Triton: 4-6 s on an
+// H100) then overlaps the tests or the other sessions' start-ups instead of opening each session
+// (a third of a session's time in the eighteenth session). Only where validate_round's workers
+// are started ahead too: a long-lived server, one device, the worker protocol.
+void BaselineRun::offerAaSpares() {
+  if (!options_.startWorkersAhead || !plan_.workers || m_.executor.devices.size() > 1) return;
+  if (sparesOfferedUntil_ > sessionsRun_) return;  // these sessions' workers are started already
+  std::error_code ec;
+  fs::create_directories(plan_.runsDir, ec);
+  for (int session = sessionsRun_; session < sessionsRun_ + kAaSessions; ++session) {
+    const std::string look = sessionStem(plan_.tag, session);
+    for (bool candidate : {true, false}) {
+      const std::string& build = armBuild(plan_, candidate);
+      if (build.empty()) continue;
+      const std::string arm = armName(candidate);
+      std::string error;  // a spare that does not start: its session starts its own worker
+      SpareWorkers::shared().offer(arm, armWorkerSpec(plan_, candidate, plan_.runsDir / ("ahead-" + look + "-" + arm + ".log")),
+                                   build, error, look);
+    }
+  }
+  sparesOfferedUntil_ = sessionsRun_ + kAaSessions;
+}
+
 // kAaSessions more worker sessions (the runner numbers them, so a second call continues the
 // numbering); false when the user cancelled or a run was lost.
 bool BaselineRun::runAaSessions() {
+  offerAaSpares();
   const int blocks = policy_.blocksPerLook;
   for (int i = 0; i < kAaSessions && !ctx_.cancel.cancelled(); ++i, ++sessionsRun_) {
     auto more = runner_->run(plan_, sessionsRun_ * blocks, blocks, ctx_, 2 + 2.0 * sessionsRun_ * blocks, total_);
@@ -219,7 +260,6 @@ void BaselineRun::assembleRuns() {
 // sessions of one look each, so the harness check can compare processes; with process pairs, an
 // even number of pairs (each order equally often).
 std::optional<Stop> BaselineRun::measureAa() {
-  plan_ = detail::planFor(s_, true, s_.paths.bestWorktree, rp_.artifacts / "runs", tag_);
   if (plan_.workers) {
     if (!runAaSessions()) return stopMeasuring({&tag_});
   } else {

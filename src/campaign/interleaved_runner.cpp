@@ -37,7 +37,7 @@ int callsPerBatch(double stepMs, double batchMs) {
 namespace {
 
 enum Arm { kCandidate = 0, kBest = 1 };
-const char* armName(int arm) { return arm == kCandidate ? "candidate" : "best"; }
+const char* armName(int arm) { return campaign::armName(arm == kCandidate); }
 
 // One arm's calls of one block: per shape and direction, both of its batches together.
 struct BlockSamples {
@@ -127,11 +127,15 @@ const std::string& armBuild(const MeasurementPlan& plan, bool candidate) {
   return candidate ? plan.candidateBuild : plan.bestBuild;
 }
 
+const char* armName(bool candidate) { return candidate ? "candidate" : "best"; }
+
+std::string sessionStem(const std::string& tag, int session) { return tag + "-s" + std::to_string(session); }
+
 std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int first, int count, int session,
                                             const CallContext& ctx, double progressBase, double progressTotal) {
   std::error_code ec;
   fs::create_directories(plan.runsDir, ec);
-  const std::string stem = plan.tag + "-s" + std::to_string(session);
+  const std::string stem = sessionStem(plan.tag, session);
   ArmState arms[2];
   const auto timeout = plan.timeout;
   const CancellationToken& cancel = ctx.cancel;
@@ -150,13 +154,16 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     specs[a] = armWorkerSpec(plan, a == kCandidate, plan.runsDir / (stem + "-" + armName(a) + ".log"));
     // Only a spare of this very build is taken (an empty build names none: never).
     const std::string& build = armBuild(plan, a == kCandidate);
-    if (!build.empty() && (arm.worker = SpareWorkers::shared().take(armName(a), specs[a], build))) {
+    if (!build.empty() && (arm.worker = SpareWorkers::shared().take(armName(a), specs[a], build, stem))) {
       arm.started = true;
       timing.spares.push_back(armName(a));
     }
   }
-  // Whatever was started ahead and not taken ends before this look starts anything.
-  SpareWorkers::shared().clear();
+  // Whatever was started ahead and not taken ends before this look starts anything, but the
+  // spares kept for this measurement's later sessions (run_baseline's A/A).
+  const std::string laterSessions = plan.tag + "-s";
+  SpareWorkers::shared().clear(
+      [&](const std::string& look) { return look != stem && look.compare(0, laterSessions.size(), laterSessions) == 0; });
   for (int a : {kBest, kCandidate}) {
     ArmState& arm = arms[a];
     if (arm.started) continue;
@@ -179,6 +186,9 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     arm.hello = std::get<WorkerHello>(hello);
     arm.worker->process().stop();
   }
+  // The spares kept for later sessions are through their start-up (GPU context, kernel module,
+  // the harness's first use) and stopped before this look times anything.
+  SpareWorkers::shared().settle(timeout, cancel);
   timing.startMs = msSince(t0);
   // From here on both workers share workerCpu (one runs at a time). Pinned now, while both are
   // stopped, so that no thread escapes the mask: start-up ran on any CPU kopt may use.

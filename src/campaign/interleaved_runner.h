@@ -34,6 +34,11 @@ int callsPerBatch(double stepMs, double batchMs);
 exec::WorkerSpec armWorkerSpec(const MeasurementPlan& plan, bool candidate, const std::filesystem::path& log);
 // What identifies the arm's build to a spare worker: plan.candidateBuild or plan.bestBuild.
 const std::string& armBuild(const MeasurementPlan& plan, bool candidate);
+// "candidate" or "best": the arm's name in logs, records and spare workers.
+const char* armName(bool candidate);
+// The name of worker session `session` of the measurement `tag` ("r1-aa-1-s0"): its files' stem,
+// and the look a spare worker can be kept for (spare_workers.h).
+std::string sessionStem(const std::string& tag, int session);
 
 class InterleavedRunner {
  public:

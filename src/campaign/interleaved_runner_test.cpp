@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -270,6 +271,56 @@ TEST_CASE("workers started ahead of a look are its workers, and their logs take 
   CHECK_FALSE(fs::exists(f.runs / "ahead-candidate.log"));
   std::ifstream timingFile(f.runs / "t-s0-timing.json");
   CHECK(json::parse(timingFile)["spare_workers"] == json::array({"best", "candidate"}));
+}
+
+// /proc state letter of `pid` ('T' = stopped), '?' when it is gone.
+char processState(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close == std::string::npos || close + 2 >= text.size() ? '?' : text[close + 2];
+}
+
+TEST_CASE("workers kept for a later session wait stopped through an earlier look, and that session takes them") {
+  Fixture f("later", json::object(), json::object());
+  MeasurementPlan plan = f.plan();
+  plan.candidateBuild = "baseline tree";
+  plan.bestBuild = "baseline commit";
+  fs::create_directories(f.runs);
+  std::string error;
+  for (int session : {0, 1}) {
+    for (bool candidate : {true, false}) {
+      const std::string look = sessionStem(plan.tag, session);
+      REQUIRE(SpareWorkers::shared().offer(armName(candidate),
+                                           armWorkerSpec(plan, candidate, f.runs / ("ahead-" + look + "-" + armName(candidate) + ".log")),
+                                           armBuild(plan, candidate), error, look));
+    }
+  }
+  // Another measurement's spare is not kept by this one's looks.
+  REQUIRE(SpareWorkers::shared().offer("best", armWorkerSpec(plan, false, f.runs / "ahead-other.log"), plan.bestBuild,
+                                       error, sessionStem("other", 1)));
+  const std::vector<pid_t> all = SpareWorkers::shared().pids();
+  REQUIRE(all.size() == 5);
+  const std::vector<pid_t> later(all.begin() + 2, all.begin() + 4);
+  InterleavedRunner runner(counter);
+  auto first = runner.run(plan, 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(first.size() == 2);
+  CHECK(first[0].candidate.ok);
+  CHECK(first[0].best.ok);
+  // Session 1's workers outlived session 0's look, stopped; the other measurement's spare did not.
+  CHECK(SpareWorkers::shared().pids() == later);
+  for (pid_t pid : later) CHECK(processState(pid) == 'T');
+  CHECK(::kill(all[4], 0) == -1);
+  auto second = runner.run(plan, 2, 2, 1, CallContext{}, 0, 4);
+  REQUIRE(second.size() == 2);
+  CHECK(second[1].candidate.ok);
+  CHECK(second[1].best.ok);
+  CHECK(SpareWorkers::shared().pids().empty());
+  for (int session : {0, 1}) {
+    std::ifstream timingFile(f.runs / (sessionStem(plan.tag, session) + "-timing.json"));
+    CHECK(json::parse(timingFile)["spare_workers"] == json::array({"best", "candidate"}));
+  }
+  for (pid_t pid : later) CHECK(::kill(pid, 0) == -1);  // they answered session 1 and quit with it
 }
 
 TEST_CASE("a worker started ahead for another build is not taken: it ends, and the look starts its own") {

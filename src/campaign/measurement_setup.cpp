@@ -99,20 +99,9 @@ MeasurementPlan planFor(const OpenCampaign& session, bool full, const fs::path& 
   // Both workers on the CPU that is idlest when the look starts (exec/cpu_affinity.h).
   plan.pickWorkerCpu = plan.workers;
   plan.batchMs = m.bench.batchMs;
+  if (plan.workers) plan.candidateBuild = candidateBuildIdentity(session);
   // The best worktree holds the best commit (the final acceptance's baseline tree is another build).
-  if (bestTree == session.paths.bestWorktree && !session.state.bestCommit.empty()) {
-    plan.bestIdentity = session.state.bestCommit + "\n" + plan.command.text;
-  }
-  if (plan.workers) {
-    plan.candidateBuild = candidateBuildIdentity(session);
-    if (!plan.bestIdentity.empty()) {
-      plan.bestBuild = plan.bestIdentity;
-      // A rebuild of the worktree (after the tree was found changed) is another build.
-      if (const WorktreeBuilt* built = session.rounds.lastWorktreeBuild(bestTree.filename().string())) {
-        plan.bestBuild += "\nbuilt " + built->at + " " + built->content;
-      }
-    }
-  }
+  if (bestTree == session.paths.bestWorktree) identifyBest(session, plan, session.state.bestCommit);
   // A full measurement is sharded over the manifest's devices once the shape list is known (from
   // the manifest, else frozen at BASELINE; the baseline's own first table is never sharded when
   // target_shapes is `all`, since only that run tells which shapes there are).
@@ -123,6 +112,19 @@ MeasurementPlan planFor(const OpenCampaign& session, bool full, const fs::path& 
                                                                : exec::DeviceBinding::VisibleDevicesEnv;
   }
   return plan;
+}
+
+void identifyBest(const OpenCampaign& session, MeasurementPlan& plan, const std::string& commit) {
+  plan.bestIdentity.clear();
+  plan.bestBuild.clear();
+  if (commit.empty()) return;
+  plan.bestIdentity = commit + "\n" + plan.command.text;
+  if (!plan.workers) return;
+  plan.bestBuild = plan.bestIdentity;
+  // A rebuild of the worktree (after the tree was found changed) is another build.
+  if (const WorktreeBuilt* built = session.rounds.lastWorktreeBuild(session.paths.bestWorktree.filename().string())) {
+    plan.bestBuild += "\nbuilt " + built->at + " " + built->content;
+  }
 }
 
 int measurementOrdinal(const OpenCampaign& session, int round) {

@@ -18,6 +18,11 @@ namespace kopt::campaign::detail {
 // (benchmark_command on all target shapes), candidate = the repository, best = `bestTree`.
 MeasurementPlan planFor(const OpenCampaign& session, bool full, const std::filesystem::path& bestTree,
                         const std::filesystem::path& runsDir, const std::string& tag);
+// Names the best arm's build in `plan` as the best worktree holding `commit`: bestIdentity (batch
+// sizes are remembered under it) and, for workers, bestBuild (what a spare must be started for).
+// planFor does it with the best commit; run_baseline with the commit it measures, which becomes
+// the best, so the baseline's A/A sessions and the first round's look size batches alike.
+void identifyBest(const OpenCampaign& session, MeasurementPlan& plan, const std::string& commit);
 // Expected labels of a quick / full run (from the baseline event).
 std::vector<std::string> expectedLabels(const OpenCampaign& session, bool full);
 std::string frozenHeader(const OpenCampaign& session);

@@ -25,10 +25,10 @@ SpareWorkers& SpareWorkers::shared() {
 }
 
 bool SpareWorkers::offer(const std::string& arm, const exec::WorkerSpec& spec, const std::string& identity,
-                         std::string& error) {
+                         std::string& error, const std::string& look) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = spares_.begin(); it != spares_.end();) {
-    if (it->arm == arm) {
+    if (it->arm == arm && it->look == look) {
       end(*it->worker);
       it = spares_.erase(it);
     } else {
@@ -37,15 +37,16 @@ bool SpareWorkers::offer(const std::string& arm, const exec::WorkerSpec& spec, c
   }
   auto worker = std::make_unique<BenchWorker>(arm);
   if (!worker->start(spec, error)) return false;
-  spares_.push_back(Spare{arm, spec, identity, std::move(worker)});
+  spares_.push_back(Spare{arm, look, spec, identity, std::move(worker)});
   return true;
 }
 
 std::unique_ptr<BenchWorker> SpareWorkers::take(const std::string& arm, const exec::WorkerSpec& spec,
-                                                const std::string& identity) {
+                                                const std::string& identity, const std::string& look) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = spares_.begin(); it != spares_.end(); ++it) {
-    if (it->arm != arm || it->identity != identity || !sameWorker(it->spec, spec)) continue;
+    if (it->arm != arm || (!it->look.empty() && it->look != look)) continue;
+    if (it->identity != identity || !sameWorker(it->spec, spec)) continue;
     std::unique_ptr<BenchWorker> worker = std::move(it->worker);
     const fs::path from = it->spec.stderrPath;
     spares_.erase(it);
@@ -65,10 +66,33 @@ std::unique_ptr<BenchWorker> SpareWorkers::take(const std::string& arm, const ex
   return nullptr;
 }
 
-void SpareWorkers::clear() {
+void SpareWorkers::clear(const std::function<bool(const std::string& look)>& keep) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto& s : spares_) end(*s.worker);
-  spares_.clear();
+  for (auto it = spares_.begin(); it != spares_.end();) {
+    if (keep && !it->look.empty() && keep(it->look)) {
+      ++it;
+      continue;
+    }
+    end(*it->worker);
+    it = spares_.erase(it);
+  }
+}
+
+bool SpareWorkers::settle(std::chrono::milliseconds timeout, const CancellationToken& cancel) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = spares_.begin(); it != spares_.end();) {
+    BenchWorker& worker = *it->worker;
+    const bool ready = !cancel.cancelled() && worker.hello(timeout, cancel).index() == 0;
+    if (ready) worker.process().stop();
+    // Stopped means every process of its session (a spare runs the kernel's module code too).
+    if (ready && worker.process().allStopped()) {
+      ++it;
+      continue;
+    }
+    end(worker);
+    it = spares_.erase(it);
+  }
+  return !cancel.cancelled();
 }
 
 std::vector<pid_t> SpareWorkers::pids() {

@@ -7,11 +7,17 @@
 //
 // A spare is taken only by a look that would have started exactly it: the same command line,
 // environment and working directory, and the same `identity` of the arm's build (the candidate's
-// kernel files and recorded build, the best's commit). Anything else ends it, and so does every
-// look that starts: no spare outlives the look after it, so none sits beside timed batches.
+// kernel files and recorded build, the best's commit). A spare offered for the next look (no
+// `look` named) ends with every look that starts, so it never sits beside timed batches while it
+// starts up. run_baseline also offers every worker of its three A/A sessions at once, each kept
+// for its own session's look (`look`: interleaved_runner.h sessionStem): those that wait for a
+// later session of the same measurement are made to finish starting up and are stopped
+// (settle()) before a look times anything, so they sit beside its batches as the idle arm does.
 // Local workers only (exec/worker_process.h).
 #include <sys/types.h>
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,6 +25,7 @@
 
 #include "campaign/bench_worker.h"
 #include "exec/worker_process.h"
+#include "util/cancellation.h"
 
 namespace kopt::campaign {
 
@@ -28,17 +35,24 @@ class SpareWorkers {
   // itself, and no static it would need in a destructor can be gone before it.
   static SpareWorkers& shared();
 
-  // Starts a worker for `spec` now (its log at spec.stderrPath), for the next look of the same
-  // `arm` name whose spec and identity match. An earlier spare of that arm is ended first. False
-  // with `error` when it did not start.
-  bool offer(const std::string& arm, const exec::WorkerSpec& spec, const std::string& identity, std::string& error);
+  // Starts a worker for `spec` now (its log at spec.stderrPath), for the next look (`look` empty)
+  // or for the look named `look`, of the same `arm` name, whose spec and identity match. An
+  // earlier spare of that arm and look is ended first. False with `error` when it did not start.
+  bool offer(const std::string& arm, const exec::WorkerSpec& spec, const std::string& identity, std::string& error,
+             const std::string& look = "");
 
-  // The spare offered for exactly this spec (but its log path) and identity, its log moved to
-  // spec.stderrPath; nullptr when there is none (or its log could not be moved: it is ended).
-  std::unique_ptr<BenchWorker> take(const std::string& arm, const exec::WorkerSpec& spec, const std::string& identity);
+  // The spare offered for exactly this spec (but its log path) and identity, for the look named
+  // `look` or for the next look, its log moved to spec.stderrPath; nullptr when there is none (or
+  // its log could not be moved: it is ended).
+  std::unique_ptr<BenchWorker> take(const std::string& arm, const exec::WorkerSpec& spec, const std::string& identity,
+                                    const std::string& look = "");
 
-  // Ends every spare not taken.
-  void clear();
+  // Ends every spare not taken, but those kept for a look whose name `keep` accepts.
+  void clear(const std::function<bool(const std::string& look)>& keep = nullptr);
+
+  // Waits (each at most `timeout`) until every spare has started up and said hello, then stops
+  // it; a spare that fails to is ended. False when `cancel` fired: the rest are ended too.
+  bool settle(std::chrono::milliseconds timeout, const CancellationToken& cancel);
 
   // The spares' process ids (tests).
   std::vector<pid_t> pids();
@@ -46,6 +60,7 @@ class SpareWorkers {
  private:
   struct Spare {
     std::string arm;
+    std::string look;  // empty: the next look
     exec::WorkerSpec spec;
     std::string identity;
     std::unique_ptr<BenchWorker> worker;

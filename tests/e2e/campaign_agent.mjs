@@ -98,6 +98,13 @@ try {
   check(progressEvents > 0, "run_baseline sent progress notifications");
   check(baseline.shapes.length === 5 && baseline.shapes.every((s) => s.check === "PASS"), "baseline: 5 shapes PASS");
   log("baseline aggregate", baseline.aggregate.candidate, "representative", baseline.representative_shapes.join(","));
+  // Every A/A session's workers were started together while the tests ran, each pair kept for its
+  // session: every session took both (its timing file lists them).
+  const runs1 = join(dir, "rounds", "round-1", "artifacts", "runs");
+  const aaSpares = readdirSync(runs1).filter((f) => /^r1-aa-\d+-s\d+-timing\.json$/.test(f)).sort()
+    .map((f) => JSON.stringify(JSON.parse(readFileSync(join(runs1, f), "utf8")).spare_workers));
+  check(aaSpares.length >= 3 && aaSpares.every((s) => s === '["best","candidate"]'),
+        `every baseline A/A session took the workers started ahead for it (${aaSpares.join(" ")})`);
 
   // Round 2: a real speedup, accepted.
   await round(2, { knobName: "GEMM_UNROLL", from: "1", to: "8", statement: "I expect Combined Step TFLOPS to improve because an 8-wide chunk of C is vectorised and kept in registers" });
