@@ -11,6 +11,7 @@
 #   reference:MODE       tools/gpu/launch_free_reference.py on both Triton benches; MODE read (the
 #                        shipped flush), write (--write-flush) or read-nodrain (--no-drain: the
 #                        harness without its write-back charge, to tell the charge from the card)
+#                        or read-drainN (--drain-mb N: the drain read N MB long)
 #   probe:VARIANT        tools/gpu/process_effect_probe.py --mode processes on the Triton RMSNorm,
 #                        shapes $PROBE_SHAPES (default rms_4k_4k,rms_16k_4k), 4 pairs of 2 reps,
 #                        within $PROBE_LIMIT seconds (default 200; the lines so far are kept)
@@ -46,6 +47,7 @@ for step in "$@"; do
       mode=${step#reference:} flag=()
       [ "$mode" = write ] && flag=(--write-flush)
       [ "$mode" = read-nodrain ] && flag=(--no-drain)
+      case $mode in read-drain[0-9]*) flag=(--drain-mb "${mode#read-drain}") ;; esac
       rc=0
       for k in matmul rmsnorm; do
         timeout 80 python3 tools/gpu/launch_free_reference.py "kernels/triton/${k}_bench.py" "${flag[@]}" \

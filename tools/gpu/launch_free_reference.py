@@ -93,6 +93,9 @@ def main(argv=None):
     ap.add_argument("--no-drain", action="store_true",
                     help="time the harness's calls without the write-back charge (Device.drain), to tell "
                          "on one card what the charge adds against the reference")
+    ap.add_argument("--drain-mb", type=int,
+                    help="the harness's drain read (Device.drain) this many MB instead of drain_bytes(): how much "
+                         "of a call's write-back a longer read hides, against the reference's flush")
     opts = ap.parse_args(argv)
 
     bench, base_dir = load_bench(opts.bench)
@@ -103,6 +106,8 @@ def main(argv=None):
         h.Device.cold = lambda self: self.flush_buf.zero_()
     if opts.no_drain:
         h.Device.drains = False  # class-level: the harness then keeps two events per call, no drains
+    if opts.drain_mb:
+        h.drain_bytes = lambda l2_bytes, is_rocm: opts.drain_mb << 20  # read by Device() below
 
     cfg = dict(bench.CONFIG)
     shapes = h.validate_config(cfg)
@@ -138,7 +143,7 @@ def main(argv=None):
             graph = (graph_ms(torch, with_call, opts.replays) - graph_ms(torch, flush_only, opts.replays)) / n
             diff_ms = harness_ms - queued
             line = {"shape": shape["label"], "direction": direction, "write_flush": opts.write_flush,
-                    "drain": h.Device.drains, "harness_calls": opts.calls, "reference_calls": n,
+                    "drain": h.Device.drains, "drain_mb": device._drain_bufs[0].numel() * 4 >> 20 if h.Device.drains else 0, "harness_calls": opts.calls, "reference_calls": n,
                     "harness_median_ms": round(harness_ms, 5), "queued_reference_ms": round(queued, 5),
                     "graph_reference_ms": round(graph, 5), "diff_us": round(diff_ms * 1e3, 2),
                     "diff_pct": round(100.0 * diff_ms / queued, 2),
