@@ -1326,29 +1326,55 @@ def _unwritten_picks(specs, seed, device):
     return picks
 
 
-def _unwritten_t(outs, picks=None):
-    """A 0-dim float64 tensor that is NaN when an output still holds the NaN poison (or any non-finite
-    value): run on the timed stream right behind the call, it sees an output whose writes were left
-    on another stream. One reduction per output (a sum propagates NaN), read with the chunk's checks:
-    isfinite().all() was three kernels, and every kernel queued here is host time the spin must
-    cover. `picks` (_unwritten_picks): per output, the positions read, or None for all of it. None
-    when no output is a float tensor."""
-    flag = None
+def _unwritten_snapshot(outs, picks=None):
+    """Copies of what each output holds right behind the call's end event, queued on the timed
+    stream: the positions `picks` (_unwritten_picks) gives, or all of a small output. Compared with
+    the same positions once the call's checks run (_unwritten_flag), long after: an output that
+    still held its NaN poison, or that changed after its end event, was being written by work left
+    on another stream. The comparison, not the poison alone, is what catches that: a kernel that
+    allocates its output on a stream of its own gets a block from that stream's pool, which the
+    harness never poisoned, holding a finite earlier result (the side-stream exploit passed mm_1k
+    that way once the drain left its work time to finish before the per-call check read it:
+    docs/gpu-validation.md, nineteenth session). None when no output is a tensor."""
+    snap = []
     for k, o in enumerate(outs):
-        if not (torch.is_tensor(o) and o.is_floating_point() and o.numel()):
+        if not (torch.is_tensor(o) and o.numel()):
+            snap.append(None)
             continue
         t = o.detach()
         pick = picks[k] if picks and k < len(picks) else None
         if pick is not None and t.is_contiguous() and t.numel() > pick.numel():
-            t = t.view(-1).index_select(0, pick)
-        if t.dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
-            # finite outputs (the full check demands them) cannot overflow a float64 sum
-            bad = t.sum(dtype=torch.float64)
-        else:  # fp8: sum and isfinite are not implemented for every float8 type
-            zero = torch.zeros((), dtype=torch.float64, device=t.device)
-            bad = torch.where(torch.isfinite(t.float()).all(), zero, zero + float("nan"))
-        flag = bad if flag is None else flag + bad
-    return flag
+            snap.append(t.view(-1).index_select(0, pick))
+        else:
+            snap.append(t.clone())
+    return snap if any(x is not None for x in snap) else None
+
+
+def _unwritten_flag(snap, outs, picks=None):
+    """A 0-dim float64 tensor, NaN when an output's snapshot (_unwritten_snapshot) held a non-finite
+    value (the poison: never written by the end event) or differs, byte for byte, from what the
+    output holds now (written after the end event); 0 otherwise. Queued with the call's checks."""
+    bad = None
+    for k, (before, o) in enumerate(zip(snap, outs)):
+        if before is None or not torch.is_tensor(o):
+            continue
+        now = _unwritten_snapshot([o], [picks[k] if picks and k < len(picks) else None])[0]
+        if now is None or now.shape != before.shape or now.dtype != before.dtype:
+            changed = torch.ones((), dtype=torch.bool, device=before.device)
+        else:
+            changed = (_bytes_of(before) != _bytes_of(now)).any()
+        if before.is_floating_point():
+            changed = changed | ~torch.isfinite(before.float()).all()
+        bad = changed if bad is None else bad | changed
+    if bad is None:
+        return None
+    zero = torch.zeros((), dtype=torch.float64, device=bad.device)
+    return torch.where(bad, zero + float("nan"), zero)
+
+
+def _bytes_of(t):
+    """The tensor's bytes (contiguous), for an exact comparison that NaN cannot fool."""
+    return t.contiguous().view(-1).view(torch.uint8)
 
 
 def _words(t):
@@ -1520,8 +1546,9 @@ class _BatchAcc:
 
     def __init__(self, n_calls):
         self.host_fail = [False] * n_calls  # failures the host sees itself (shapes, streams, escapes)
-        self.unwritten = {}  # call -> _unwritten_t's sum, queued right behind the call's end event
-        self.picks = None  # the positions of each output that sum reads (_unwritten_picks)
+        self.snapshots = {}  # call -> its outputs' sampled copies right behind its end event (_unwritten_snapshot)
+        self.unwritten = {}  # call -> _unwritten_flag, queued with the call's checks
+        self.picks = None  # the positions of each output the snapshots copy (_unwritten_picks)
         self.chunks = []  # per checked chunk: ([(call, slot position)], first position, [device tensors])
         self.worst = None  # per output: the lowest per-call SNR (0-dim device tensors)
         self.max_err = None  # memory-bound ops: the largest per-call max |out - ref| (0-dim device tensor)
@@ -1732,9 +1759,9 @@ class ShapeBench:
         if not bad_shape:
             result = result[:len(specs)]
             # right behind the end event and before the drain: writes left elsewhere are not in yet
-            unwritten = _unwritten_t(result, acc.picks)
-            if unwritten is not None:
-                acc.unwritten[i] = unwritten
+            snap = _unwritten_snapshot(result, acc.picks)
+            if snap is not None:
+                acc.snapshots[i] = snap
         if dev.drains:
             dev.record(events[3], hs)
             dev.drain(True)
@@ -1773,6 +1800,11 @@ class ShapeBench:
                     p0, r0 = chunk[0][1], chunk[0][2]
                     self.nbytes[direction] = op.bytes(self.shape, slots[p0][:self.n_in], r0, slots[p0][self.n_in:],
                                                       direction)
+            for i, _p, r in chunk:  # what each output held at its end event, against what it holds now
+                if i in acc.snapshots:
+                    flag = _unwritten_flag(acc.snapshots.pop(i), r, acc.picks)
+                    if flag is not None:
+                        acc.unwritten[i] = flag
             check_gen = torch.Generator(device=outs[0].device)
             check_gen.manual_seed(_fresh_seed())
             snrs, err = op.verify(direction, ins, gouts, outs, check_gen, refs)
@@ -1938,9 +1970,9 @@ class ShapeBench:
                      or changed_at.get(i))
         problems = []
         if unwritten:
-            problems.append("%d call(s) returned with their output unwritten on the timed stream (NaN poison left: "
-                            "work on another stream? launch on torch.cuda.current_stream(), not the default "
-                            "stream)" % unwritten)
+            problems.append("%d call(s) returned with their output unwritten on the timed stream (NaN poison left, "
+                            "or written after the end event: work on another stream? launch on "
+                            "torch.cuda.current_stream(), not the default stream)" % unwritten)
         if wrong:
             problems.append("%d call(s) failed the per-call check (worst per-call SNR %s dB)"
                             % (wrong, fmt(min(worst, key=lambda x: -1e300 if math.isnan(x) else x))))
@@ -2597,6 +2629,20 @@ def self_test():
     check(drain_bytes(50 << 20, False) == 100 << 20, "H100/H200 L2 -> a 100 MB drain")
     check(drain_bytes(16 << 20, False) == 64 << 20, "a small L2 -> the 64 MB drain floor")
     check(drain_bytes(4 << 20, True) == flush_bytes(4 << 20, True), "ROCm drains as much as it flushes")
+    # the unwritten-output check: what an output held at its end event, against what it holds at its check
+    if torch is not None:
+        big = torch.arange(2048, dtype=torch.float32)
+        picks = _unwritten_picks([((2048,), torch.float32)], 7, torch.device("cpu"))
+        snap = _unwritten_snapshot((big,), picks)
+        check(float(_unwritten_flag(snap, (big,), picks)) == 0.0, "unwritten: an output left alone passes")
+        big[picks[0][:1]] += 1.0  # one sampled element written after the end event
+        check(math.isnan(float(_unwritten_flag(snap, (big,), picks))), "unwritten: a write after the end event fails")
+        small = torch.full((4,), float("nan"), dtype=torch.bfloat16)  # the poison, never overwritten
+        check(math.isnan(float(_unwritten_flag(_unwritten_snapshot((small,)), (small,)))), "unwritten: the poison fails")
+        late = torch.zeros(4, dtype=torch.bfloat16)  # a stale finite block, the right values written later
+        snap = _unwritten_snapshot((late,))
+        late.fill_(1.0)
+        check(math.isnan(float(_unwritten_flag(snap, (late,)))), "unwritten: a stale block written later fails")
     # shapes
     g = normalize_shapes([("a", 1, 64, 32, 16), (1, 8, 8, 8), {"label": "c", "B": 2, "M": 4, "N": 4, "K": 4}], "gemm")
     check([x["label"] for x in g] == ["a", "8x8x8", "c"] and g[0]["K"] == 16, "shape forms")
