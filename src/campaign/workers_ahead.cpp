@@ -26,7 +26,7 @@ void startWorkersAhead(OpenCampaign& session, exec::Executor& executor, const Ro
   std::error_code ec;
   std::filesystem::create_directories(plan.runsDir, ec);
   for (bool candidate : {true, false}) {
-    const std::string arm = candidate ? "candidate" : "best";
+    const std::string arm = armName(candidate);
     const std::string& build = armBuild(plan, candidate);
     if (build.empty()) continue;
     std::string error;
