@@ -33,10 +33,6 @@ using json = nlohmann::json;
 
 namespace {
 
-// Worker sessions of the BASELINE A/A: three, so a process-level variance component shows as a
-// spread of the per-session means beyond what the blocks inside each session explain.
-constexpr int kAaSessions = 3;
-
 Refusal broken(const OpenCampaign& s, std::string why, std::vector<std::string> details = {}) {
   Refusal r = s.refuse(RefusalCode::BaselineBroken, std::move(why), "");
   r.details = std::move(details);
@@ -172,8 +168,8 @@ void BaselineRun::beginStep() {
   rp_ = s_.paths.round(1);
   rp_.createLayout();
   executor_ = detail::makeExecutorFor(options_, m_);
-  total_ = 2.0 + 2.0 * std::max(kAaSessions * m_.gate.pairs, std::max(4, m_.gate.pairs + 1)) + 2.0;
   policy_ = gatePolicyFor(m_);
+  total_ = 2.0 + 2.0 * std::max(policy_.aaSessions * m_.gate.pairs, std::max(4, m_.gate.pairs + 1)) + 2.0;
   runner_ = std::make_unique<MeasurementRunner>(*executor_, options_.seedSource);
 }
 
@@ -215,7 +211,7 @@ Stop BaselineRun::stopMeasuring(std::initializer_list<const std::string*> tags) 
   return toolFailure("run_baseline was cancelled; nothing was recorded", "", "call run_baseline again");
 }
 
-// Both workers of each of the next kAaSessions sessions, started at once and each kept for its
+// Both workers of each of the next aaSessions sessions, started at once and each kept for its
 // session's look (spare_workers.h): a worker's start-up (interpreter, torch, Triton: 4-6 s on an
 // H100) then overlaps the tests or the other sessions' start-ups instead of opening each session
 // (a third of a session's time in the eighteenth session). Only where validate_round's workers
@@ -225,7 +221,7 @@ void BaselineRun::offerAaSpares() {
   if (sparesOfferedUntil_ > sessionsRun_) return;  // these sessions' workers are started already
   std::error_code ec;
   fs::create_directories(plan_.runsDir, ec);
-  for (int session = sessionsRun_; session < sessionsRun_ + kAaSessions; ++session) {
+  for (int session = sessionsRun_; session < sessionsRun_ + policy_.aaSessions; ++session) {
     const std::string look = sessionStem(plan_.tag, session);
     for (bool candidate : {true, false}) {
       const std::string& build = armBuild(plan_, candidate);
@@ -236,15 +232,17 @@ void BaselineRun::offerAaSpares() {
                                    build, error, look);
     }
   }
-  sparesOfferedUntil_ = sessionsRun_ + kAaSessions;
+  sparesOfferedUntil_ = sessionsRun_ + policy_.aaSessions;
 }
 
-// kAaSessions more worker sessions (the runner numbers them, so a second call continues the
-// numbering); false when the user cancelled or a run was lost.
+// gate.aa_sessions more worker sessions: at least three, so a process-level variance component
+// shows as a spread of the per-session means beyond what the blocks inside each session explain;
+// more tighten every shape's SE floor (docs/statistics.md). The runner numbers them, so a second
+// call continues the numbering. False when the user cancelled or a run was lost.
 bool BaselineRun::runAaSessions() {
   offerAaSpares();
   const int blocks = policy_.blocksPerLook;
-  for (int i = 0; i < kAaSessions && !ctx_.cancel.cancelled(); ++i, ++sessionsRun_) {
+  for (int i = 0; i < policy_.aaSessions && !ctx_.cancel.cancelled(); ++i, ++sessionsRun_) {
     auto more = runner_->run(plan_, sessionsRun_ * blocks, blocks, ctx_, 2 + 2.0 * sessionsRun_ * blocks, total_);
     for (auto& p : more) runs_.push_back(std::move(p));
   }
@@ -256,7 +254,7 @@ void BaselineRun::assembleRuns() {
   assembled_ = assemble(runs_, header_, labels_);
 }
 
-// A/A: the same build measured interleaved against itself. With workers: kAaSessions fresh worker
+// A/A: the same build measured interleaved against itself. With workers: aaSessions fresh worker
 // sessions of one look each, so the harness check can compare processes; with process pairs, an
 // even number of pairs (each order equally often).
 std::optional<Stop> BaselineRun::measureAa() {
@@ -467,7 +465,7 @@ BaselineResult BaselineRun::record() {
     result.blocksPerLook = harness_->blocksPerLook;
     for (const auto& sh : harness_->shapes) result.harness.push_back(sh.message);
     for (const auto& alarm : unconfirmedBias_)
-      result.harness.push_back("not confirmed by " + std::to_string(kAaSessions) +
+      result.harness.push_back("not confirmed by " + std::to_string(policy_.aaSessions) +
                                " fresh sessions (their check above decided): " + alarm);
   }
   result.benchmarkCsv = rp_.benchmarkCsv.string();

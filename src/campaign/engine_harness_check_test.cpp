@@ -3,6 +3,7 @@
 // worker sessions before it refuses, and a bias that reads again refuses the harness.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "campaign/engine.h"
@@ -15,10 +16,13 @@ namespace {
 using testing::FakeWorkspace;
 using testing::readText;
 
-// The fake campaign measured by two bench workers, with `config` as the kernel's knobs.
-std::string workerCampaignAtBaselineCall(FakeWorkspace& ws, CampaignEngine& engine, const std::string& config) {
-  testing::writeText(ws.repo / "manifest.yaml",
-                     testing::fakeKernelFile("manifest.yaml") + "bench:\n  protocol: worker\n  batch_ms: 4\n");
+// The fake campaign measured by two bench workers, with `config` as the kernel's knobs and
+// `gate` lines added to the manifest's gate block.
+std::string workerCampaignAtBaselineCall(FakeWorkspace& ws, CampaignEngine& engine, const std::string& config,
+                                         const std::string& gate = "") {
+  std::string manifest = testing::fakeKernelFile("manifest.yaml");
+  manifest.insert(manifest.find("gate:\n") + 6, gate);
+  testing::writeText(ws.repo / "manifest.yaml", manifest + "bench:\n  protocol: worker\n  batch_ms: 4\n");
   ws.setConfig(config);
   ws.git("-c user.name=test -c user.email=test@example.com commit -qam 'worker protocol'");
   const std::string dir = testing::defineFakeCampaign(engine);
@@ -44,6 +48,18 @@ TEST_CASE("harness check: an honest worker harness passes without an alarm") {
   CHECK(baseline.value().harness.size() == 4);  // one line per shape
   CHECK_FALSE(anyStartsWith(baseline.value().harness, "not confirmed"));
   CHECK(readText(std::filesystem::path(dir) / "ledger.jsonl").find("\"aa_bias_alarm\":[]") != std::string::npos);
+}
+
+TEST_CASE("harness check: gate.aa_sessions sets the A/A's worker sessions, and so the SE floor's degrees of freedom") {
+  FakeWorkspace ws;
+  CampaignEngine engine(ws.options());
+  const std::string dir = workerCampaignAtBaselineCall(ws, engine, "speed=100\n", "  aa_sessions: 4\n");
+  auto baseline = engine.runBaseline(dir, {});
+  REQUIRE(baseline.ok());
+  for (const auto& line : baseline.value().harness) CHECK(line.find(" over 4 sessions") != std::string::npos);
+  const auto runs = std::filesystem::path(dir) / "rounds" / "round-1" / "artifacts" / "runs";
+  CHECK(std::filesystem::exists(runs / "r1-aa-1-s3-timing.json"));
+  CHECK_FALSE(std::filesystem::exists(runs / "r1-aa-1-s4-timing.json"));
 }
 
 TEST_CASE("harness check: a bias alarm that fresh sessions do not repeat is recorded, not refused") {

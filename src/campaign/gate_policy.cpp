@@ -17,6 +17,7 @@ measure::GatePolicy gatePolicyFromManifest(const Manifest& m) {
   // rather than clamp it away; the SE floor still guards against a zero spread.
   p.deltaFloor = std::min(p.deltaFloor, p.margin);
   p.targetMde = g.targetMdePct / 100.0;
+  p.aaSessions = g.aaSessions;
   const int blocks = std::max(1, g.pairs);
   p.blocksPerLook = blocks;
   // Every look adds a whole look of blocks; a cap between two looks ends at the lower one, and the

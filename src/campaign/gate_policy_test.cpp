@@ -18,6 +18,9 @@ TEST_CASE("the manifest's gate block becomes the statistics' policy") {
   CHECK(p.familyWiseAlpha == doctest::Approx(0.05));
   CHECK(p.nearNoiseGain == doctest::Approx(0.02));
   CHECK(p.chainDrop == doctest::Approx(0.01));
+  CHECK(p.aaSessions == 3);
+  m.gate.aaSessions = 6;
+  CHECK(gatePolicyFromManifest(m).aaSessions == 6);
   // The manifest's defaults are the statistics' defaults: one plan, not two.
   const kopt::measure::GatePolicy d;
   CHECK(p.blocksPerLook == d.blocksPerLook);
@@ -86,7 +89,8 @@ TEST_CASE("docs/statistics.md's defaults table is what the code ships") {
       {"gate.max_pairs", g.maxPairs},    {"gate.margin_pct", g.marginPct},
       {"gate.target_mde_pct", g.targetMdePct}, {"gate.regression_pct", g.regressionPct},
       {"gate.family_alpha", g.familyAlpha},    {"gate.near_noise_pct", g.nearNoisePct},
-      {"gate.near_noise_remeasures", g.nearNoiseRemeasures}, {"gate.chain_drop_pct", g.chainDropPct}};
+      {"gate.near_noise_remeasures", g.nearNoiseRemeasures}, {"gate.chain_drop_pct", g.chainDropPct},
+      {"gate.aa_sessions", g.aaSessions}};
   const std::map<std::string, double> policy = {
       {"blocksPerLook", p.blocksPerLook}, {"maxLooks", p.maxLooks}, {"maxPairs", p.maxPairs},
       {"margin", p.margin}, {"targetMde", p.targetMde}, {"regressionTolerance", p.regressionTolerance},
@@ -95,7 +99,7 @@ TEST_CASE("docs/statistics.md's defaults table is what the code ships") {
       {"aggregateConfidence", p.aggregateConfidence}, {"deltaFloor", p.deltaFloor}, {"seFloor", p.seFloor},
       {"mdePower", p.mdePower}, {"maxBlocks", p.maxBlocks}, {"harnessBiasFloor", p.harnessBiasFloor},
       {"harnessBetweenRatio", p.harnessBetweenRatio}, {"processSdConfidence", p.processSdConfidence},
-      {"minGain", p.minGain},
+      {"minGain", p.minGain}, {"aaSessions", p.aaSessions},
       {"acceptanceDelta", p.acceptanceDelta}, {"minPairs", p.minPairs},
       {"bootstrapResamples", p.bootstrapResamples}};
   std::map<std::string, int> seenManifest, seenPolicy;

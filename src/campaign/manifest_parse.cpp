@@ -256,6 +256,7 @@ void readGate(Reader& r, const YAML::Node& root, Manifest& m) {
   if (auto v = r.number<double>(n, "margin_pct", "gate.margin_pct", fix)) g.marginPct = *v;
   if (auto v = r.number<double>(n, "target_mde_pct", "gate.target_mde_pct", fix)) g.targetMdePct = *v;
   if (auto v = r.number<int>(n, "max_looks", "gate.max_looks", fix)) g.maxLooks = *v;
+  if (auto v = r.number<int>(n, "aa_sessions", "gate.aa_sessions", fix)) g.aaSessions = *v;
   // The cap follows the plan unless the manifest sets it: pairs * max_looks.
   if (auto v = r.number<int>(n, "max_pairs", "gate.max_pairs", fix)) g.maxPairs = *v;
   else if (isNull(n["max_pairs"])) g.maxPairs = g.pairs * g.maxLooks;
@@ -402,7 +403,7 @@ const std::map<std::string, std::vector<std::string>>& manifestKeys() {
       {"schema", {"kind", "columns", "check_column", "metric_columns"}},
       {"gate",
        {"regression_pct", "near_noise_pct", "near_noise_remeasures", "chain_drop_pct", "pairs", "max_pairs",
-        "family_alpha", "margin_pct", "target_mde_pct", "max_looks"}},
+        "family_alpha", "margin_pct", "target_mde_pct", "max_looks", "aa_sessions"}},
       {"executor", {"kind", "partition", "gres", "time", "account", "extra_args", "mode", "devices"}},
       {"timeouts", {"build", "test", "bench", "hang"}},
       {"bench", {"protocol", "batch_ms"}},

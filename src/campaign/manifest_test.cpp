@@ -351,6 +351,10 @@ TEST_CASE("gate: the cap, the looks, the margin and the target MDE are checked f
   CHECK(hasError(parseErr(with("gate", "{margin_pct: 6}")), "gate.margin_pct"));  // above regression_pct 5
   CHECK(hasError(parseErr(with("gate", "{target_mde_pct: 1.5}")), "gate.target_mde_pct"));  // not above the margin
   CHECK(hasError(parseErr(with("gate", "{margin_pct: x}")), "gate.margin_pct"));
+  CHECK(hasError(parseErr(with("gate", "{aa_sessions: 2}")), "gate.aa_sessions", "between 3 and 12"));
+  CHECK(hasError(parseErr(with("gate", "{aa_sessions: 13}")), "gate.aa_sessions", "between 3 and 12"));
+  CHECK(parseOk(with("gate", "{aa_sessions: 6}")).gate.aaSessions == 6);
+  CHECK(toYaml(parseOk(with("gate", "{aa_sessions: 5}"))).find("aa_sessions: 5") != std::string::npos);
   Manifest m = parseOk(with("gate", "{margin_pct: 1, target_mde_pct: 1.8, max_looks: 2}"));
   CHECK(m.gate.marginPct == 1.0);
   CHECK(m.gate.targetMdePct == 1.8);

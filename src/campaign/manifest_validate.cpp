@@ -250,6 +250,11 @@ std::vector<FieldError> validateManifest(const Manifest& m) {
     errors.push_back({"gate.max_pairs", "is " + std::to_string(g.maxPairs) + " but the looks end at gate.pairs * gate.max_looks = " +
                                             std::to_string(g.pairs * g.maxLooks) + " blocks",
                       "set max_pairs to " + std::to_string(g.pairs * g.maxLooks) + " or raise gate.max_looks"});
+  // Fewer than 3 sessions cannot tell a process effect from noise at all; each one costs the
+  // baseline a worker session (about 10 s on an H100: docs/performance.md).
+  if (g.aaSessions < 3 || g.aaSessions > 12)
+    errors.push_back({"gate.aa_sessions", "must be between 3 and 12 worker sessions (" + std::to_string(g.aaSessions) + " given)",
+                      "use 3 (the default), or 5-6 where a tighter SE floor is worth the baseline's time"});
   if (!(g.familyAlpha > 0 && g.familyAlpha < 1))
     errors.push_back({"gate.family_alpha", "must be between 0 and 1 (exclusive)", "e.g. 0.05"});
   if (!(g.marginPct > 0 && g.marginPct <= g.regressionPct))

@@ -83,6 +83,7 @@ std::string toYaml(const Manifest& m) {
   e << YAML::Key << "margin_pct" << YAML::Value << m.gate.marginPct;
   e << YAML::Key << "target_mde_pct" << YAML::Value << m.gate.targetMdePct;
   e << YAML::Key << "max_looks" << YAML::Value << m.gate.maxLooks;
+  e << YAML::Key << "aa_sessions" << YAML::Value << m.gate.aaSessions;
   e << YAML::EndMap;
 
   e << YAML::Key << "executor" << YAML::Value << YAML::BeginMap;

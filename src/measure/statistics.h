@@ -80,6 +80,10 @@ struct GatePolicy {
   // REGRESSED/IMPROVED verdicts on the H200. 0.95 (4.4x the estimate) is what keeps false
   // REGRESSED under 0.5% per A/A round in bench/gate_simulation.cpp (docs/statistics.md section 3).
   double processSdConfidence = 0.95;
+  // Worker sessions of the BASELINE A/A (gate.aa_sessions): the SE floor above has aaSessions - 1
+  // degrees of freedom, so more sessions tighten every shape's floor (3: 4.4x the estimate, 6:
+  // 2.1x) at the price of one worker session of the baseline each.
+  int aaSessions = 3;
   // Older names the engine still reads: pairs (= blocks) per VALIDATE and per REMEASURE, and the
   // cap. Kept equal to blocksPerLook and blocksPerLook * maxLooks; the gate stops at whichever of
   // maxLooks and maxPairs comes first.
