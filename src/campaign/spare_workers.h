@@ -9,7 +9,7 @@
 // environment and working directory, and the same `identity` of the arm's build (the candidate's
 // kernel files and recorded build, the best's commit). A spare offered for the next look (no
 // `look` named) ends with every look that starts, so it never sits beside timed batches while it
-// starts up. run_baseline also offers every worker of its three A/A sessions at once, each kept
+// starts up. run_baseline also offers every worker of its A/A sessions at once, each kept
 // for its own session's look (`look`: interleaved_runner.h sessionStem): those that wait for a
 // later session of the same measurement are made to finish starting up and are stopped
 // (settle()) before a look times anything, so they sit beside its batches as the idle arm does.
