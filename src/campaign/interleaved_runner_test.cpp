@@ -74,6 +74,15 @@ struct Fixture {
     p.metric = *measure::PrimaryMetric::parse("Combined Step TFLOPS");
     return p;
   }
+  // The plan with its arms' builds named (what a spare worker must have been started for), and the
+  // runs directory made for the spares' logs.
+  MeasurementPlan planWithBuilds(const std::string& candidateBuild, const std::string& bestBuild = "") const {
+    MeasurementPlan p = plan();
+    p.candidateBuild = candidateBuild;
+    p.bestBuild = bestBuild;
+    fs::create_directories(runs);
+    return p;
+  }
   // Both fake workers wait for each other at start-up (proof that they start at once), and log
   // their prepares.
   void meetAtStart() const {
@@ -245,10 +254,7 @@ TEST_CASE("a best build's batch size is measured in its first look and remembere
 
 TEST_CASE("workers started ahead of a look are its workers, and their logs take the look's names") {
   Fixture f("ahead", json::object(), json::object());
-  MeasurementPlan plan = f.plan();
-  plan.candidateBuild = "candidate build 1";
-  plan.bestBuild = "best commit 1";
-  fs::create_directories(f.runs);
+  const MeasurementPlan plan = f.planWithBuilds("candidate build 1", "best commit 1");
   std::string error;
   REQUIRE(SpareWorkers::shared().offer("candidate", armWorkerSpec(plan, true, f.runs / "ahead-candidate.log"),
                                        plan.candidateBuild, error));
@@ -283,10 +289,7 @@ char processState(pid_t pid) {
 
 TEST_CASE("workers kept for a later session wait stopped through an earlier look, and that session takes them") {
   Fixture f("later", json::object(), json::object());
-  MeasurementPlan plan = f.plan();
-  plan.candidateBuild = "baseline tree";
-  plan.bestBuild = "baseline commit";
-  fs::create_directories(f.runs);
+  const MeasurementPlan plan = f.planWithBuilds("baseline tree", "baseline commit");
   std::string error;
   for (int session : {0, 1}) {
     for (bool candidate : {true, false}) {
@@ -325,9 +328,7 @@ TEST_CASE("workers kept for a later session wait stopped through an earlier look
 
 TEST_CASE("a worker started ahead for another build is not taken: it ends, and the look starts its own") {
   Fixture f("stale", json::object(), json::object());
-  MeasurementPlan plan = f.plan();
-  plan.candidateBuild = "candidate build 2";
-  fs::create_directories(f.runs);
+  const MeasurementPlan plan = f.planWithBuilds("candidate build 2");
   std::string error;
   REQUIRE(SpareWorkers::shared().offer("candidate", armWorkerSpec(plan, true, f.runs / "ahead-candidate.log"),
                                        "candidate build 1", error));
