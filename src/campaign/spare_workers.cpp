@@ -82,10 +82,15 @@ bool SpareWorkers::settle(std::chrono::milliseconds timeout, const CancellationT
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = spares_.begin(); it != spares_.end();) {
     BenchWorker& worker = *it->worker;
+    if (it->settled) {  // stopped by an earlier look and not resumed since
+      ++it;
+      continue;
+    }
     const bool ready = !cancel.cancelled() && worker.hello(timeout, cancel).index() == 0;
     if (ready) worker.process().stop();
     // Stopped means every process of its session (a spare runs the kernel's module code too).
     if (ready && worker.process().allStopped()) {
+      it->settled = true;
       ++it;
       continue;
     }

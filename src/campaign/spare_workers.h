@@ -50,8 +50,9 @@ class SpareWorkers {
   // Ends every spare not taken, but those kept for a look whose name `keep` accepts.
   void clear(const std::function<bool(const std::string& look)>& keep = nullptr);
 
-  // Waits (each at most `timeout`) until every spare has started up and said hello, then stops
-  // it; a spare that fails to is ended. False when `cancel` fired: the rest are ended too.
+  // Waits (each at most `timeout`) until every spare not yet settled has started up and said
+  // hello, then stops it; a spare that fails to is ended. False when `cancel` fired: the unsettled
+  // rest are ended too.
   bool settle(std::chrono::milliseconds timeout, const CancellationToken& cancel);
 
   // The spares' process ids (tests).
@@ -64,6 +65,7 @@ class SpareWorkers {
     exec::WorkerSpec spec;
     std::string identity;
     std::unique_ptr<BenchWorker> worker;
+    bool settled = false;  // said hello and was stopped (settle()); a later look leaves it be
   };
   std::mutex mutex_;
   std::vector<Spare> spares_;
