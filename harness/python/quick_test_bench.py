@@ -587,7 +587,8 @@ class Device:
     # A call's output is still dirty in the L2 at its end event, and the next call's flush, which
     # is not timed, used to write it back: the harness read memory-bound calls 6-23 % faster than a
     # launch-free reference that pays it (docs/gpu-validation.md, tenth session). So each timed
-    # call is followed by a drain whose time counts, less the same drain timed clean (drain()).
+    # call is followed by a drain whose time counts, less the same drain behind a null slot (drain(),
+    # ShapeBench._null_slot).
     drains = True
 
     def __init__(self):
@@ -604,7 +605,7 @@ class Device:
         self.l2 = int(getattr(props, "L2_cache_size", 0) or 0)
         self.flush_buf = torch.empty(flush_bytes(self.l2, self.is_rocm) // 4, dtype=torch.int32, device=self.dev)
         words = drain_bytes(self.l2, self.is_rocm) // 4
-        self._drain_bufs = tuple(torch.zeros(words, dtype=torch.int32, device=self.dev) for _ in range(2))
+        self._drain_buf = torch.zeros(words, dtype=torch.int32, device=self.dev)
         self._event_cls = _TIMERS["torch.cuda.Event"]
         self._record = _TIMERS["torch.cuda.Event.record"]
         self._elapsed = _TIMERS["torch.cuda.Event.elapsed_time"]
@@ -819,12 +820,11 @@ class Device:
         ninth session). The reduction's 0-d result is kept until the next flush."""
         self._flush_read = self.flush_buf.max()
 
-    def drain(self, after_call):
-        """Read a drain buffer (drain_bytes: past the L2) on the current stream. after_call False:
-        right behind the flush, where the L2 holds nothing dirty: the drain's own time, which a
-        call does not owe. True: behind a call, evicting (and writing back) what it left dirty.
-        Two buffers, so that the second read misses in the L2 as the first did."""
-        self._drain_read = self._drain_bufs[1 if after_call else 0].max()
+    def drain(self):
+        """Read the drain buffer (drain_bytes: past the L2) on the current stream, behind a call or
+        a null slot: it evicts, and writes back, what the L2 holds dirty. Every drain follows a
+        flush that evicted the last one's lines, so each read misses in the L2 alike."""
+        self._drain_read = self._drain_buf.max()
 
     def poison_allocator(self, specs):
         """Fill free caching-allocator blocks of the output sizes with NaN, so an output that the
@@ -1529,6 +1529,14 @@ def host_ms_per_call(call_s, check_s, calls):
         return 0.5
     spread = median(check_s) * len(check_s) / max(1, calls) if check_s else 0.0
     return (median(call_s) + spread) * 1e3
+def null_slots(calls):
+    """Null slots in a batch of `calls` queued calls (ShapeBench._null_slot): two, and one more for
+    every four calls, so the median that every call's write-back charge is measured against is
+    neither one slot's noise nor a large part of the batch's device time (a null slot is a flush
+    and a drain: about 0.1 ms on an H100, against call slots of 1.6-7.5 ms)."""
+    return 2 + calls // 4
+
+
 # A joined call this far above the queued median (plus the join's own measured cost, Device.join_ms,
 # plus a slack) escaped. The slack is the host's wake-up after a long synchronize, which the
 # calibration does not capture reliably: on the H200 honest 6-40 us kernels read 94-171 us joined
@@ -1566,9 +1574,9 @@ class ShapeBench:
     Timing of a batch (GPU): synchronise, probe the GPU's idle latency, then queue a spin (the host
     runs ahead of the GPU) and per call: new inputs into its ring slot (GPU RNG; written only now,
     so no earlier call can compute ahead on them), their fingerprint, reference (memory-bound ops),
-    NaN-poison, flush, a clean drain, start event, the call, end event, the unwritten-output check
-    (sampled), a timed drain that writes back what the call left dirty in the L2 (its time less
-    the clean drain's is added to the call's), and the projection/reference check, all on the
+    NaN-poison, flush, start event, the call, end event, the unwritten-output check (sampled), a
+    timed drain that writes back what the call left dirty in the L2 (its time less the batch's
+    median null-slot drain is added to the call's), and the projection/reference check, all on the
     timed stream and without a host synchronisation; one synchronisation ends the batch and every
     event and counter is read then. A few calls of each batch, at secret positions, are extra
     "joined" calls whose end event is recorded after a device-wide synchronize: work the kernel
@@ -1603,6 +1611,10 @@ class ShapeBench:
         self.max_err = 0.0
         self.ring = None
         self._events = []
+        # A null slot's stand-in output and the positions its snapshot reads (_null_slot): twice
+        # the samples, so the snapshot is a gather of UNWRITTEN_SAMPLES as behind a large output.
+        self._null_out = torch.zeros(2 * UNWRITTEN_SAMPLES, dtype=torch.float32, device=dev.dev)
+        self._null_pick = torch.arange(0, 2 * UNWRITTEN_SAMPLES, 2, device=dev.dev)
         self.problems = []
         self.passed = self._full_check()
 
@@ -1688,19 +1700,37 @@ class ShapeBench:
         return slots
 
     def _event_sets(self, n):
-        """Per call: its start and end events and, where the device drains (Device.drain), the
-        event before the clean drain and the two around the drain behind the call."""
-        per = 5 if self.dev.drains else 2
+        """Per call (or null slot): its start and end events and, where the device drains
+        (Device.drain), the two around the drain behind the call."""
+        per = 4 if self.dev.drains else 2
         while len(self._events) < n:
             self._events.append(tuple(self.dev.event() for _ in range(per)))
         return self._events[:n]
 
-    def _timed_ms(self, events, clean_ms):
+    def _timed_ms(self, events, null_ms):
         """(a call's time, its write-back charge) from its events: start to end, plus, where the
-        device drains, the drain behind the call less `clean_ms` (the batch's median clean drain):
-        the write-back of what the call left dirty in the L2 (0 without a drain)."""
-        charge = self.dev.elapsed(events[3], events[4]) - clean_ms if len(events) > 2 else 0.0
+        device drains, the drain behind the call less `null_ms` (the batch's median drain behind a
+        null slot, _null_slot): the write-back of what the call left dirty in the L2 (0 without a
+        drain)."""
+        charge = self.dev.elapsed(events[2], events[3]) - null_ms if len(events) > 2 else 0.0
         return self.dev.elapsed(events[0], events[1]) + charge, charge
+
+    def _null_slot(self, events, hs):
+        """A call's slot without the call: flush, start and end events with nothing between them,
+        an unwritten-output snapshot of a stand-in output, and the timed drain. Its drain is what
+        the drain costs behind a call that left nothing dirty, in the same order of kernels and
+        events as behind a real call. A clean drain right behind the flush, which the call's
+        charge was measured against before, read 1.5-2 us faster: every call, mm_1k's 2 MB output
+        included, was charged that much beyond its write-back (docs/gpu-validation.md, nineteenth
+        session)."""
+        dev = self.dev
+        dev.cold()
+        dev.record(events[0], hs)
+        dev.record(events[1], hs)
+        self._null_snap = _unwritten_snapshot([self._null_out], [self._null_pick])
+        dev.record(events[2], hs)
+        dev.drain()
+        dev.record(events[3], hs)
 
     def _spin_ms(self, direction, calls):
         """The head start the GPU needs so that it never waits for the host in the next `calls`
@@ -1739,9 +1769,6 @@ class ShapeBench:
         specs = self.out_specs if fwd else self.grad_specs
         dev.poison_allocator(specs)
         dev.cold()
-        if dev.drains:
-            dev.record(events[2], hs)
-            dev.drain(False)
         dev.record(events[0], hs)
         if not join and dev.reached(events[0]):
             acc.starved.add(i)
@@ -1763,9 +1790,9 @@ class ShapeBench:
             if snap is not None:
                 acc.snapshots[i] = snap
         if dev.drains:
+            dev.record(events[2], hs)
+            dev.drain()
             dev.record(events[3], hs)
-            dev.drain(True)
-            dev.record(events[4], hs)
         if bad_shape:
             acc.host_fail[i] = True
             acc.note("shape", "a call returned outputs of another number or shape than the checked call")
@@ -1854,7 +1881,10 @@ class ShapeBench:
         n_joined = max(1, calls // 8)
         total = calls + n_joined
         joined = set(self.rng.sample(range(total), n_joined))  # secret positions
-        events = self._event_sets(total + n_joined)  # the spare sets time the confirmations
+        # null slots (where the device drains): before calls at secret positions, like the joins
+        nulls = sorted(self.rng.sample(range(total), null_slots(total))) if dev.drains else []
+        events = self._event_sets(total + n_joined + len(nulls))  # then the confirmations', the nulls'
+        null_events = dict(zip(nulls, events[total + n_joined:]))
         fp = _Fingerprinter(_fresh_seed(), self.verify_budget)  # the secret weights
         acc = _BatchAcc(total + n_joined)
         acc.picks = _unwritten_picks(self.out_specs if direction == "forward" else self.grad_specs, _fresh_seed(),
@@ -1887,6 +1917,8 @@ class ShapeBench:
             if len(slots) == ring_n:  # more calls than slots: check this pass before its slots are written again
                 checking += check()
                 slots, before_rows = [], []
+            if i in null_events:
+                self._null_slot(null_events[i], hs)
             slot = self._refill(1)[0]
             slots.append(slot)
             before_rows.append(fp.rows([slot]))
@@ -1901,8 +1933,8 @@ class ShapeBench:
         s0 = _perf_counter()
         dev.synchronize()
         drain_ms = (_perf_counter() - s0) * 1e3
-        clean_ms = median([dev.elapsed(ev[2], ev[0]) for ev in events[:total]]) if dev.drains else 0.0
-        timed = [self._timed_ms(ev, clean_ms) for ev in events[:total]]
+        null_ms = median([dev.elapsed(ev[2], ev[3]) for ev in null_events.values()]) if nulls else 0.0
+        timed = [self._timed_ms(ev, null_ms) for ev in events[:total]]
         times = [t for t, _charge in timed]
         queued = [t for i, t in enumerate(times) if i not in joined]
         charge_ms = [c for i, (_t, c) in enumerate(timed) if dev.drains and i not in joined]
@@ -1925,7 +1957,7 @@ class ShapeBench:
                 self._call(direction, one[0], 0, events[k], hs, True, k, acc, pending)
                 self._check(direction, pending, one, [one_before], fp, acc)
                 dev.synchronize()
-                again = self._timed_ms(events[k], clean_ms)[0]
+                again = self._timed_ms(events[k], null_ms)[0]
                 event_ms += again
                 if again > bound:
                     acc.host_fail[i] = True
@@ -2002,7 +2034,7 @@ class ShapeBench:
         if keep:
             self.times[direction].extend(queued)
         return {"times": queued, "errors": errors, "wall_ms": wall_ms, "idle_probe_us": probe, "problems": problems,
-                "joined_ms": [times[i] for i in sorted(joined)]}
+                "joined_ms": [times[i] for i in sorted(joined)], "charge_ms": charge_ms, "null_drain_ms": null_ms}
 
     def warmup(self, direction, n_plain, sizing=True):
         """`n_plain` plain calls (compiles, autotunes; a random count, so the phase cannot be found
@@ -2855,6 +2887,7 @@ def self_test():
     check(abs(ShapeBench._spin_ms(sizing, "forward", 4) - (SPIN_FLOOR_MS + SPIN_MARGIN * 7.85)) < 1e-9,
           "spin sized from the kernel alone")
     check(slot_floor_ms([6.0, 7.0], 0) == 5.4, "the slot floor: 0.9 x the least slot")
+    check([null_slots(n) for n in (1, 3, 4, 9, 36)] == [2, 2, 3, 4, 11], "null slots: two, and one per four calls")
     check(slot_floor_ms([6.0, 7.0], 1) is None and slot_floor_ms([], 0) is None,
           "no slot floor from a batch in which the device waited, or without slots")
     sizing.slot_floor_ms["forward"] = 5.4

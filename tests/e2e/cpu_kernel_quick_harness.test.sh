@@ -273,11 +273,23 @@ sys.path.insert(0, "$src/harness/python")
 import quick_test_bench as h
 
 class TickDevice(h.CpuDevice):
+    """A clock that only the drains move: 5 ticks behind a call, 2 behind a null slot."""
     drains = True
     clock = 0.0
+    in_null = False
+    nulls = 0
     def record(self, event, stream): event.t = self.clock
     def elapsed(self, start, end): return end.t - start.t
-    def drain(self, after_call): self.clock += 5.0 if after_call else 2.0
+    def drain(self): self.clock += 2.0 if self.in_null else 5.0
+
+null_slot = h.ShapeBench._null_slot
+def counted_null_slot(sb, events, hs):
+    sb.dev.in_null, sb.dev.nulls = True, sb.dev.nulls + 1
+    try:
+        null_slot(sb, events, hs)
+    finally:
+        sb.dev.in_null = False
+h.ShapeBench._null_slot = counted_null_slot
 
 cfg = dict(BACKEND="TORCH", KIND="gemm", KERNEL_MODULE="$work/honest.py", FORWARD="forward",
            BACKWARD="backward", INPUT_DTYPE="fp32", CHECK="fp32", SHAPES=[("s1", 1, 64, 48, 32)])
@@ -287,13 +299,15 @@ op, error = h.load_op(cfg, "$work", dev, h.torch_dtype("fp32", False, ""), shape
 assert op is not None, error
 sb = h.ShapeBench(op, shapes[0], 7, "fp32")
 assert sb.passed
+dev.nulls = 0
 batch = sb.run_batch("forward", 12)
 assert batch["errors"] == 0, batch["problems"]
+assert dev.nulls == h.null_slots(12 + 1), dev.nulls  # 12 queued calls and one joined
 assert batch["times"] and all(t == 3.0 for t in batch["times"]), batch["times"]
 assert sb.batch_time.charge_ms == [3.0] * len(batch["times"]), sb.batch_time.charge_ms
 print("drain charge ok")
 EOF
-"$py" "$work/drain_charge.py" >"$work/drain.log" 2>&1 || { cat "$work/drain.log"; fail "the write-back charge is not start-to-end plus the drain less the clean drain"; }
+"$py" "$work/drain_charge.py" >"$work/drain.log" 2>&1 || { cat "$work/drain.log"; fail "the write-back charge is not start-to-end plus the drain less the null slots' drain"; }
 
 run broken
 [ "$rc" -eq 0 ] || fail "broken module: exit $rc"

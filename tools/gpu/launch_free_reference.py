@@ -143,13 +143,15 @@ def main(argv=None):
             graph = (graph_ms(torch, with_call, opts.replays) - graph_ms(torch, flush_only, opts.replays)) / n
             diff_ms = harness_ms - queued
             line = {"shape": shape["label"], "direction": direction, "write_flush": opts.write_flush,
-                    "drain": h.Device.drains, "drain_mb": device._drain_bufs[0].numel() * 4 >> 20 if h.Device.drains else 0, "harness_calls": opts.calls, "reference_calls": n,
+                    "drain": h.Device.drains, "drain_mb": device._drain_buf.numel() * 4 >> 20 if h.Device.drains else 0, "harness_calls": opts.calls, "reference_calls": n,
                     "harness_median_ms": round(harness_ms, 5), "queued_reference_ms": round(queued, 5),
                     "graph_reference_ms": round(graph, 5), "diff_us": round(diff_ms * 1e3, 2),
                     "diff_pct": round(100.0 * diff_ms / queued, 2),
                     "within_demand": abs(diff_ms) <= max(0.03 * queued, 0.001),
                     "harness_vs_graph_us": round((harness_ms - graph) * 1e3, 2),
-                    "harness_errors": batch["errors"]}
+                    "harness_errors": batch["errors"],
+                    "charge_us": round(statistics.median(batch["charge_ms"]) * 1e3, 2) if batch["charge_ms"] else 0.0,
+                    "null_drain_us": round(batch["null_drain_ms"] * 1e3, 2)}
             lines.append(line)
             print(json.dumps(line), flush=True)
             torch.cuda.empty_cache()
