@@ -463,6 +463,7 @@ BaselineResult BaselineRun::record() {
   result.marginPct = 100.0 * policy_.margin;
   if (harness_) {
     result.blocksPerLook = harness_->blocksPerLook;
+    result.aaSessions = sessionsRun_;
     for (const auto& sh : harness_->shapes) result.harness.push_back(sh.message);
     for (const auto& alarm : unconfirmedBias_)
       result.harness.push_back("not confirmed by " + std::to_string(policy_.aaSessions) +

@@ -131,8 +131,10 @@ struct BaselineResult {
   int pairs = 0;                    // A/A pairs measured
   int aaSameShapes = 0, aaShapes = 0;  // the gate's verdict on the A/A pairs: SAME on this many shapes
   double marginPct = 0.0;           // every verdict's delta: the policy margin
-  // Worker mode: the harness check (one line per shape) and the blocks each validation look runs.
+  // Worker mode: the harness check (one line per shape), the worker sessions the A/A ran
+  // (gate.aa_sessions; twice that after a bias alarm) and the blocks each validation look runs.
   std::vector<std::string> harness;
+  int aaSessions = 0;
   int blocksPerLook = 0;
   std::string benchmarkCsv;
   std::string summaryPath;

@@ -107,6 +107,7 @@ void describe(FieldVisitor& v, campaign::BaselineResult& r) {
   v.field(out("aa_shapes"), r.aaShapes);
   v.field(out("margin_pct"), r.marginPct);
   v.field(out("harness"), r.harness);
+  v.field(out("aa_sessions"), r.aaSessions);
   v.field(out("blocks_per_look"), r.blocksPerLook);
   v.field(out("benchmark_csv"), r.benchmarkCsv);
   v.field(out("summary_path"), r.summaryPath);

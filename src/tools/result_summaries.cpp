@@ -59,7 +59,8 @@ std::string summaryText(const campaign::BaselineResult& r) {
                      std::to_string(r.aaShapes) + " shapes SAME against themselves). Every verdict's delta "
                      "is the policy margin, " + measure::percentText(r.marginPct / 100.0) + ".\n" + shapeTable(r.shapes);
   if (!r.harness.empty()) {
-    text += "Harness check (3 worker sessions; each validation look runs " + std::to_string(r.blocksPerLook) +
+    text += "Harness check (" + std::to_string(r.aaSessions) + " worker sessions; each validation look runs " +
+            std::to_string(r.blocksPerLook) +
             " blocks per shape):\n";
     for (const auto& line : r.harness) text += "  " + line + "\n";
   }
