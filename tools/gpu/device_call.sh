@@ -23,6 +23,8 @@
 #   exploits-direct:SECS only the exploit suite's harness-direct part (every Triton exploit through
 #                        the quick harness alone, no kopt campaign) within SECS
 #   exploits-grouped:SECS only the class-10 campaign on the grouped GEMM
+#   exploits-attacks:SECS only the Triton matmul campaign's attack rounds $KOPT_EXPLOITS_ATTACKS
+#                        (ids, comma-separated, run in that order; no control round), within SECS
 # A step that fails is logged in steps.txt and the next one runs.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -90,6 +92,15 @@ for step in "$@"; do
       rc=$?
       cp /tmp/kopt-exploits-grouped/transcript.log /tmp/kopt-exploits-grouped/server.stderr.log "$work/exploits-grouped/" 2>/dev/null
       cat "$work/exploits-grouped/lines.txt" ;;
+    exploits-attacks:*)
+      mkdir -p "$work/exploits-attacks"
+      secs=${step#exploits-attacks:}
+      timeout "$secs" python3 tests/exploits/gpu/triton_exploit_campaign.py --kopt "$B/bin/kopt" --source "$ROOT" \
+        --work /tmp/kopt-exploits-attacks --parts matmul --attacks "${KOPT_EXPLOITS_ATTACKS:?ids, comma-separated}" \
+        --deadline $(( $(date +%s) + secs - 5 )) --round-reserve-s 35 >"$work/exploits-attacks/lines.txt" 2>&1
+      rc=$?
+      cp /tmp/kopt-exploits-attacks/transcript.log /tmp/kopt-exploits-attacks/server.stderr.log "$work/exploits-attacks/" 2>/dev/null
+      cat "$work/exploits-attacks/lines.txt" ;;
     *) echo "device_call: unknown step '$step'" >&2; rc=2 ;;
   esac
   echo "$step: exit $rc after $(( $(date +%s) - start ))s" | tee -a "$work/steps.txt"
