@@ -135,17 +135,43 @@ TEST_CASE("INCONCLUSIVE asks for more pairs, and becomes ROLLBACK at the cap") {
   CHECK(capped.pairsToAdd == 0);
 }
 
-TEST_CASE("an INCONCLUSIVE shape is not measured again when the aggregate rules the candidate out") {
-  // The same noisy shape in a round that is no faster anywhere else: whatever more looks found on
-  // it, the round is rolled back, so it is rolled back now, and the shape is named in a note.
+TEST_CASE("an INCONCLUSIVE shape read within delta is not measured again when the aggregate rules the candidate out") {
+  // A noisy shape in a round that is no faster anywhere, its estimate within delta: whatever more
+  // looks found on it, the round is rolled back, so it is rolled back now, named in a note.
   Scenario flat{{1.0, 1.0, 0.97}};
   flat.noise = 0.03;
   GateResult r = evaluateGate(flat.input(), fastPolicy());
-  CHECK((r.shapes[2].verdict == Verdict::Inconclusive));
+  REQUIRE((r.shapes[2].verdict == Verdict::Inconclusive));
+  REQUIRE(r.shapes[2].ratio > 1.0 - r.shapes[2].delta);  // not read as a slowdown beyond delta
   CHECK((r.decision == Decision::Rollback));
   CHECK(r.pairsToAdd == 0);
   CHECK((hasReason(r, ReasonCode::AggregateNotBetter) || hasReason(r, ReasonCode::GainBelowMinimum)));
   CHECK(hasReason(r, ReasonCode::ShapeInconclusive, "s2"));
+}
+
+TEST_CASE("a shape read slower than delta is measured again to name it, though the aggregate rules the candidate out") {
+  // The round is rolled back either way; the next look is what can call the slowdown REGRESSED.
+  Scenario slow{{1.0, 1.0, 0.96}};
+  slow.noise = 0.03;
+  GateResult first = evaluateGate(slow.input(), fastPolicy());
+  REQUIRE((first.shapes[2].verdict == Verdict::Inconclusive));
+  REQUIRE(first.shapes[2].ratio < 1.0 - first.shapes[2].delta);
+  CHECK((first.decision == Decision::Remeasure));
+  CHECK(first.pairsToAdd == 8);
+  CHECK(hasReason(first, ReasonCode::ShapeInconclusive, "s2"));
+
+  // At the last look it is named in a note and the round is rolled back on the aggregate.
+  slow.pairs = 24;
+  GateInput last = slow.input();
+  last.look = 3;
+  GateResult capped = evaluateGate(last, fastPolicy());
+  if (capped.shapes[2].verdict == Verdict::Inconclusive) {
+    CHECK(hasReason(capped, ReasonCode::ShapeInconclusive, "s2"));
+  } else {
+    CHECK((capped.shapes[2].verdict == Verdict::Regressed));
+  }
+  CHECK((capped.decision == Decision::Rollback));
+  CHECK(capped.pairsToAdd == 0);
 }
 
 TEST_CASE("a shape faster but not shown beyond delta does not hold the round up") {
