@@ -1720,14 +1720,15 @@ class ShapeBench:
         an unwritten-output snapshot of a stand-in output, and the timed drain. Its drain is what
         the drain costs behind a call that left nothing dirty, in the same order of kernels and
         events as behind a real call (the clean drain this replaced ran right behind the flush).
-        On an H100 both baselines read the same: the 1.5-2 us that small outputs such as mm_1k's
-        2 MB are charged beyond what the launch-free reference pays them comes from the drain
-        behind the call, not from the baseline (docs/gpu-validation.md, twentieth session)."""
+        The change left the H100's picture as it was: small outputs such as mm_1k's 2 MB are still
+        charged 1.3-2.1 us beyond what the launch-free reference pays them, so that excess comes
+        from the drain behind a call that wrote, not from what the drain is measured against
+        (docs/gpu-validation.md, twentieth session)."""
         dev = self.dev
         dev.cold()
         dev.record(events[0], hs)
         dev.record(events[1], hs)
-        self._null_snap = _unwritten_snapshot([self._null_out], [self._null_pick])
+        _unwritten_snapshot([self._null_out], [self._null_pick])  # queued like a call's; never compared
         dev.record(events[2], hs)
         dev.drain()
         dev.record(events[3], hs)

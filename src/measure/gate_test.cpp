@@ -160,18 +160,31 @@ TEST_CASE("a shape read slower than delta is measured again to name it, though t
   CHECK(first.pairsToAdd == 8);
   CHECK(hasReason(first, ReasonCode::ShapeInconclusive, "s2"));
 
-  // At the last look it is named in a note and the round is rolled back on the aggregate.
+  // By the last look the blocks name it (seed 3: REGRESSED at 24 blocks)...
   slow.pairs = 24;
   GateInput last = slow.input();
   last.look = 3;
-  GateResult capped = evaluateGate(last, fastPolicy());
-  if (capped.shapes[2].verdict == Verdict::Inconclusive) {
-    CHECK(hasReason(capped, ReasonCode::ShapeInconclusive, "s2"));
-  } else {
-    CHECK((capped.shapes[2].verdict == Verdict::Regressed));
-  }
-  CHECK((capped.decision == Decision::Rollback));
-  CHECK(capped.pairsToAdd == 0);
+  GateResult named = evaluateGate(last, fastPolicy());
+  CHECK((named.shapes[2].verdict == Verdict::Regressed));
+  CHECK((named.decision == Decision::Rollback));
+  CHECK(hasReason(named, ReasonCode::ShapeRegressed, "s2"));
+
+  // ...and where they still cannot, in a round every shape of which is slower, the spent looks
+  // are named beside it and the round is rolled back on the aggregate.
+  Scenario slower{{0.98, 0.98, 0.96}};
+  slower.noise = 0.05;
+  slower.pairs = 24;
+  GateInput noisier = slower.input();
+  noisier.look = 3;
+  GateResult spent = evaluateGate(noisier, fastPolicy());
+  REQUIRE((spent.shapes[2].verdict == Verdict::Inconclusive));
+  CHECK((spent.decision == Decision::Rollback));
+  CHECK(spent.pairsToAdd == 0);
+  bool namedSpent = false;
+  for (const auto& reason : spent.reasons)
+    namedSpent = namedSpent || (reason.code == ReasonCode::ShapeInconclusive &&
+                                reason.message.find("the looks are spent (look 3)") != std::string::npos);
+  CHECK(namedSpent);
 }
 
 TEST_CASE("a shape faster but not shown beyond delta does not hold the round up") {
