@@ -50,6 +50,14 @@ GatePolicy fastPolicy() {
   return p;
 }
 
+// The gate at the last of the 3 looks, on 24 blocks of the scenario.
+GateResult atLastLook(Scenario s) {
+  s.pairs = 24;
+  GateInput in = s.input();
+  in.look = 3;
+  return evaluateGate(in, fastPolicy());
+}
+
 }  // namespace
 
 TEST_CASE("a clear 3% gain on every shape is accepted") {
@@ -161,10 +169,7 @@ TEST_CASE("a shape read slower than delta is measured again to name it, though t
   CHECK(hasReason(first, ReasonCode::ShapeInconclusive, "s2"));
 
   // By the last look the blocks name it (seed 3: REGRESSED at 24 blocks)...
-  slow.pairs = 24;
-  GateInput last = slow.input();
-  last.look = 3;
-  GateResult named = evaluateGate(last, fastPolicy());
+  GateResult named = atLastLook(slow);
   CHECK((named.shapes[2].verdict == Verdict::Regressed));
   CHECK((named.decision == Decision::Rollback));
   CHECK(hasReason(named, ReasonCode::ShapeRegressed, "s2"));
@@ -173,10 +178,7 @@ TEST_CASE("a shape read slower than delta is measured again to name it, though t
   // are named beside it and the round is rolled back on the aggregate.
   Scenario slower{{0.98, 0.98, 0.96}};
   slower.noise = 0.05;
-  slower.pairs = 24;
-  GateInput noisier = slower.input();
-  noisier.look = 3;
-  GateResult spent = evaluateGate(noisier, fastPolicy());
+  GateResult spent = atLastLook(slower);
   REQUIRE((spent.shapes[2].verdict == Verdict::Inconclusive));
   CHECK((spent.decision == Decision::Rollback));
   CHECK(spent.pairsToAdd == 0);
