@@ -5,7 +5,7 @@
 
 A round is an A/A round when its hypothesis is config-only (the same build against itself) and a
 planted round when its statement says "planted"; the planted shape is named in the statement.
-Per round it prints the decision and each shape's verdict as kopt's validation record gives it
+Per round it prints the decision, the looks it took (validation.json's measurements), and each shape's verdict as kopt's validation record gives it
 (REGRESSED, INCONCLUSIVE, BLIND, or SAME when the record names nothing against the shape), then
 the totals: false ACCEPTs and false REGRESSED in A/A rounds, the plant caught, and any other shape
 REGRESSED in a planted round. Standard library only; reads rounds/round-N/hypothesis.json and
@@ -58,7 +58,7 @@ def round_rows(campaign):
                 if m:
                     ratios[label] = float(m.group(1))
         rows.append({"round": val.get("round"), "kind": kind, "planted": planted, "decision": val.get("decision"),
-                     "verdicts": verdicts, "ratios": ratios})
+                     "looks": len(val.get("measurements", [])), "verdicts": verdicts, "ratios": ratios})
     return rows
 
 
@@ -77,7 +77,8 @@ def main(argv):
                 v = r["verdicts"].get(label, "SAME")
                 ratio = r["ratios"].get(label)
                 cells.append("%s %s%s" % (label, v, "" if ratio is None else " (%+.2f %%)" % ratio))
-            print("round %s %-7s %-9s %s" % (r["round"], r["kind"], r["decision"], "; ".join(cells)))
+            print("round %s %-7s %-9s %d look%s  %s" % (r["round"], r["kind"], r["decision"], r["looks"],
+                                                      " " if r["looks"] == 1 else "s", "; ".join(cells)))
             regressed = {label for label, v in r["verdicts"].items() if v == "REGRESSED"}
             if r["kind"] == "A/A":
                 totals["A/A"] += 1
