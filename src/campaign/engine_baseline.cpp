@@ -106,7 +106,7 @@ class BaselineRun {
   bool runAaSessions();
   measure::HarnessCheck checkSessions(int first) const;
   void assembleRuns();
-  void teachQuickHarness();
+  bool teachQuickHarness();
   void recordRepresentativeInManifest();
   FrozenSet frozenSet() const;
 
@@ -338,20 +338,32 @@ std::optional<Stop> BaselineRun::chooseRepresentative() {
 }
 
 // A copied quick harness learns the shapes now (its one `SHAPES = []` line), from the full
-// benchmark's own table; then it is frozen with everything else.
-void BaselineRun::teachQuickHarness() {
+// benchmark's own table; then it is frozen with everything else. True when the file changed.
+bool BaselineRun::teachQuickHarness() {
   std::error_code ec;
-  if (!fs::is_regular_file(s_.paths.quickHarness, ec)) return;
+  if (!fs::is_regular_file(s_.paths.quickHarness, ec)) return false;
   const measure::BenchTable* table = firstCandidateTable(runs_);
-  if (!table) return;
+  if (!table) return false;
   const std::string harness = util::readFile(s_.paths.quickHarness);
   const std::string taught = withQuickHarnessShapes(harness, *table);
-  if (taught != harness) util::writeFileAtomic(s_.paths.quickHarness, taught);
+  if (taught == harness) return false;
+  util::writeFileAtomic(s_.paths.quickHarness, taught);
+  return true;
 }
 
-// The quick harness must write the same frozen schema on the representative shapes.
+// The quick harness must write the same frozen schema on the representative shapes. Not run where
+// the quick command is the benchmark's own and no file it could read changed since the A/A: those
+// sessions already ran that very command, on the same trees, over every shape (the representative
+// ones included), and its check would only start one more pair of workers (11-12 s of an H100
+// RMSNorm baseline, 4.5-5.6 s of it start-up: docs/performance.md, twentieth session). Every
+// shipped manifest's quick command is its benchmark command.
 std::optional<Stop> BaselineRun::checkQuickHarness() {
-  teachQuickHarness();
+  const bool taught = teachQuickHarness();
+  if (!taught && m_.quickCommand.text == m_.benchmarkCommand.text && !runs_.empty()) {
+    std::error_code ec;
+    fs::copy_file(runs_.front().candidate.log, s_.paths.quickBaselineLog, fs::copy_options::overwrite_existing, ec);
+    return std::nullopt;
+  }
   MeasurementPlan quick = detail::planFor(s_, false, s_.paths.bestWorktree, rp_.artifacts / "runs", quickTag_);
   quick.shapes = representative_;
   auto q = runner_->run(quick, 0, 1, ctx_, total_ - 2, total_);
