@@ -16,26 +16,11 @@ namespace {
 using testing::FakeWorkspace;
 using testing::readText;
 
-// The fake campaign measured by two bench workers, with `config` as the kernel's knobs and
-// `gate` lines added to the manifest's gate block.
-std::string workerCampaignAtBaselineCall(FakeWorkspace& ws, CampaignEngine& engine, const std::string& config,
-                                         const std::string& gate = "") {
-  std::string manifest = testing::fakeKernelFile("manifest.yaml");
-  manifest.insert(manifest.find("gate:\n") + 6, gate);
-  testing::writeText(ws.repo / "manifest.yaml", manifest + "bench:\n  protocol: worker\n  batch_ms: 4\n");
-  ws.setConfig(config);
-  ws.git("-c user.name=test -c user.email=test@example.com commit -qam 'worker protocol'");
-  const std::string dir = testing::defineFakeCampaign(engine);
-  REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
-  REQUIRE(engine.prepareEnvironment(dir).ok());
-  REQUIRE(engine.readTips(dir).ok());
-  return dir;
-}
-
-bool anyStartsWith(const std::vector<std::string>& lines, const std::string& prefix) {
-  for (const auto& l : lines)
-    if (l.rfind(prefix, 0) == 0) return true;
-  return false;
+// The worker campaign at its run_baseline call, with `gate` lines added to the manifest's gate block.
+std::string withGateLines(FakeWorkspace& ws, CampaignEngine& engine, const std::string& config,
+                         const std::string& gate = "") {
+  return testing::workerCampaignAtBaselineCall(
+      ws, engine, config, [&](std::string& manifest) { manifest.insert(manifest.find("gate:\n") + 6, gate); });
 }
 
 }  // namespace
@@ -43,17 +28,17 @@ bool anyStartsWith(const std::vector<std::string>& lines, const std::string& pre
 TEST_CASE("harness check: an honest worker harness passes without an alarm") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = workerCampaignAtBaselineCall(ws, engine, "speed=100\n");
+  const std::string dir = withGateLines(ws, engine, "speed=100\n");
   auto baseline = engine.runBaseline(dir, {});
   CHECK(baseline.value().harness.size() == 4);  // one line per shape
-  CHECK_FALSE(anyStartsWith(baseline.value().harness, "not confirmed"));
+  CHECK_FALSE(testing::anyStartsWith(baseline.value().harness, "not confirmed"));
   CHECK(readText(std::filesystem::path(dir) / "ledger.jsonl").find("\"aa_bias_alarm\":[]") != std::string::npos);
 }
 
 TEST_CASE("harness check: gate.aa_sessions sets the A/A's worker sessions, and so the SE floor's degrees of freedom") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = workerCampaignAtBaselineCall(ws, engine, "speed=100\n", "  aa_sessions: 4\n");
+  const std::string dir = withGateLines(ws, engine, "speed=100\n", "  aa_sessions: 4\n");
   auto baseline = engine.runBaseline(dir, {});
   REQUIRE(baseline.ok());
   for (const auto& line : baseline.value().harness) CHECK(line.find(" over 4 sessions") != std::string::npos);
@@ -67,9 +52,9 @@ TEST_CASE("harness check: a bias alarm that fresh sessions do not repeat is reco
   CampaignEngine engine(ws.options());
   // The candidate-order worker reads 3% slower in the first three sessions only: what a chance
   // reading looks like to the check.
-  const std::string dir = workerCampaignAtBaselineCall(ws, engine, "speed=100\naa_bias=0.03\naa_bias_sessions=3\n");
+  const std::string dir = withGateLines(ws, engine, "speed=100\naa_bias=0.03\naa_bias_sessions=3\n");
   auto baseline = engine.runBaseline(dir, {});
-  CHECK(anyStartsWith(baseline.value().harness, "not confirmed by 3 fresh sessions"));
+  CHECK(testing::anyStartsWith(baseline.value().harness, "not confirmed by 3 fresh sessions"));
   const std::string ledger = readText(std::filesystem::path(dir) / "ledger.jsonl");
   CHECK(ledger.find("\"aa_bias_alarm\":[\"fix the harness: s1 reads") != std::string::npos);
 }
@@ -77,7 +62,7 @@ TEST_CASE("harness check: a bias alarm that fresh sessions do not repeat is reco
 TEST_CASE("harness check: a bias that fresh sessions read again refuses the harness") {
   FakeWorkspace ws;
   CampaignEngine engine(ws.options());
-  const std::string dir = workerCampaignAtBaselineCall(ws, engine, "speed=100\naa_bias=0.03\n");
+  const std::string dir = withGateLines(ws, engine, "speed=100\naa_bias=0.03\n");
   auto baseline = engine.runBaseline(dir, {});
   const Refusal& r = baseline.refusal();
   CHECK(testing::name(r.code) == testing::name(RefusalCode::BaselineBroken));

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "campaign/engine.h"
 #include "campaign/engine_test_support.h"
@@ -19,21 +20,20 @@ using testing::readText;
 
 // The fake campaign on two bench workers with `quick` as its quick_command, run to BASELINE.
 std::string baselineWithQuickCommand(FakeWorkspace& ws, CampaignEngine& engine, const std::string& quick) {
-  std::string manifest = testing::fakeKernelFile("manifest.yaml");
-  const std::string shipped = "quick_command: python3 bench.py\n";
-  REQUIRE(manifest.find(shipped) != std::string::npos);
-  manifest.replace(manifest.find(shipped), shipped.size(), "quick_command: " + quick + "\n");
-  testing::writeText(ws.repo / "manifest.yaml", manifest + "bench:\n  protocol: worker\n  batch_ms: 4\n");
-  ws.setConfig("speed=100\n");
-  ws.git("-c user.name=test -c user.email=test@example.com commit -qam 'worker protocol'");
-  const std::string dir = testing::fakeCampaignAtBaseline(engine);
+  const std::string dir = testing::workerCampaignAtBaselineCall(ws, engine, "speed=100\n", [&](std::string& manifest) {
+    const std::string shipped = "quick_command: python3 bench.py\n";
+    REQUIRE(manifest.find(shipped) != std::string::npos);
+    manifest.replace(manifest.find(shipped), shipped.size(), "quick_command: " + quick + "\n");
+  });
+  auto baseline = engine.runBaseline(dir, {});
+  REQUIRE_MESSAGE(baseline.ok(), baseline.errorText());
   return dir;
 }
 
 bool anyRunStartsWith(const fs::path& runs, const std::string& prefix) {
-  for (const auto& entry : fs::directory_iterator(runs))
-    if (entry.path().filename().string().rfind(prefix, 0) == 0) return true;
-  return false;
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(runs)) names.push_back(entry.path().filename().string());
+  return testing::anyStartsWith(names, prefix);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -51,6 +52,12 @@ inline void writeText(const std::filesystem::path& p, const std::string& text) {
 }
 
 inline std::string readText(const std::filesystem::path& p) { return util::readFileIfExists(p).value_or(""); }
+
+inline bool anyStartsWith(const std::vector<std::string>& lines, const std::string& prefix) {
+  for (const auto& l : lines)
+    if (l.rfind(prefix, 0) == 0) return true;
+  return false;
+}
 
 // A temporary workspace with a fresh fake-kernel repository at <root>/repo.
 struct FakeWorkspace {
@@ -112,12 +119,31 @@ inline std::string defineFakeCampaign(CampaignEngine& engine) {
   return defined.value().campaignDir;
 }
 
-// define -> confirm -> prepare -> tips -> baseline; returns the campaign directory.
-inline std::string fakeCampaignAtBaseline(CampaignEngine& engine) {
+// define -> confirm -> prepare -> tips; returns the campaign directory, run_baseline next.
+inline std::string fakeCampaignAtBaselineCall(CampaignEngine& engine) {
   const std::string dir = defineFakeCampaign(engine);
   REQUIRE(engine.confirmTarget({dir, true, "tester", "argument"}).ok());
   REQUIRE(engine.prepareEnvironment(dir).ok());
   REQUIRE(engine.readTips(dir).ok());
+  return dir;
+}
+
+// The fake campaign measured by two bench workers (4 ms batches), with `config` as the kernel's
+// knobs and `edit` applied to the manifest's text first; committed, then brought to the
+// run_baseline call. Returns the campaign directory.
+inline std::string workerCampaignAtBaselineCall(FakeWorkspace& ws, CampaignEngine& engine, const std::string& config,
+                                                const std::function<void(std::string&)>& edit = nullptr) {
+  std::string manifest = fakeKernelFile("manifest.yaml");
+  if (edit) edit(manifest);
+  writeText(ws.repo / "manifest.yaml", manifest + "bench:\n  protocol: worker\n  batch_ms: 4\n");
+  ws.setConfig(config);
+  ws.git("-c user.name=test -c user.email=test@example.com commit -qam 'worker protocol'");
+  return fakeCampaignAtBaselineCall(engine);
+}
+
+// define -> confirm -> prepare -> tips -> baseline; returns the campaign directory.
+inline std::string fakeCampaignAtBaseline(CampaignEngine& engine) {
+  const std::string dir = fakeCampaignAtBaselineCall(engine);
   auto baseline = engine.runBaseline(dir, {});
   REQUIRE_MESSAGE(baseline.ok(), baseline.errorText());
   return dir;
