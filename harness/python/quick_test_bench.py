@@ -2393,6 +2393,7 @@ class Worker:
             assert_timers_intact("while serving '%s'" % op)
 
     def _prepare(self, label, f):
+        t_entry = _perf_counter()  # the log's "in all" against kopt's prepare_ms tells where the rest goes
         for other in self.benches.values():  # kopt measures one shape at a time: free the others' rings
             if isinstance(other, ShapeBench):
                 other.release()
@@ -2411,6 +2412,7 @@ class Worker:
                     call_ms[d] = sb.warmup(d, sb.rng.randint(DEFAULTS["warmup_min"], DEFAULTS["warmup_max"]),
                                            sizing=f.get("sizing", True))
                     times.append(("warm-up " + d, (_perf_counter() - t0) * 1e3))
+            times.append(("in all", (_perf_counter() - t_entry) * 1e3))
             _log_times("prepare " + label, times, "timing streams %d (a batch's peak %.0f MB)"
                        % (sb.timing_streams, sb.stream_need / 2 ** 20) if sb.passed else "")
         except TamperError:

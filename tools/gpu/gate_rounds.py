@@ -5,11 +5,13 @@
 
 A round is an A/A round when its hypothesis is config-only (the same build against itself) and a
 planted round when its statement says "planted"; the planted shape is named in the statement.
-Per round it prints the decision, the looks it took (validation.json's measurements), and each shape's verdict as kopt's validation record gives it
+Per round it prints the decision, the looks it took (the worker sessions of its measurement
+records: a look that measures again appends a session to the same record) and the pairs, and each
+shape's verdict as kopt's validation record gives it
 (REGRESSED, INCONCLUSIVE, BLIND, or SAME when the record names nothing against the shape), then
 the totals: false ACCEPTs and false REGRESSED in A/A rounds, the plant caught, and any other shape
 REGRESSED in a planted round. Standard library only; reads rounds/round-N/hypothesis.json and
-rounds/round-N/artifacts/validation.json."""
+rounds/round-N/artifacts/validation.json and measurement-*.json."""
 import glob
 import json
 import os
@@ -26,6 +28,20 @@ def shapes_of(campaign):
     except OSError:
         return []
     return re.findall(r"^\s*-?\s*label:\s*\"?([A-Za-z0-9_.-]+)", text, re.M)
+
+
+def looks_and_pairs(artifacts, tags):
+    """(distinct worker sessions, pairs) over a round's measurement records."""
+    sessions, pairs = set(), 0
+    for tag in tags:
+        try:
+            record = json.load(open(os.path.join(artifacts, "measurement-%s.json" % tag)))
+        except (OSError, ValueError):
+            continue
+        for pair in record.get("pairs", []):
+            sessions.add((tag, pair.get("session")))
+            pairs += 1
+    return len(sessions), pairs
 
 
 def round_rows(campaign):
@@ -57,8 +73,12 @@ def round_rows(campaign):
                 m = re.search(r"ratio ([-+]?\d+\.\d+)%", reason.get("message", ""))
                 if m:
                     ratios[label] = float(m.group(1))
+                m = re.search(r"slower by (\d+\.\d+)%", reason.get("message", ""))
+                if m and code == "shape_regressed":
+                    ratios[label] = -float(m.group(1))
+        looks, pairs = looks_and_pairs(os.path.dirname(path), val.get("measurements", []))
         rows.append({"round": val.get("round"), "kind": kind, "planted": planted, "decision": val.get("decision"),
-                     "looks": len(val.get("measurements", [])), "verdicts": verdicts, "ratios": ratios})
+                     "looks": looks, "pairs": pairs, "verdicts": verdicts, "ratios": ratios})
     return rows
 
 
@@ -77,8 +97,9 @@ def main(argv):
                 v = r["verdicts"].get(label, "SAME")
                 ratio = r["ratios"].get(label)
                 cells.append("%s %s%s" % (label, v, "" if ratio is None else " (%+.2f %%)" % ratio))
-            print("round %s %-7s %-9s %d look%s  %s" % (r["round"], r["kind"], r["decision"], r["looks"],
-                                                      " " if r["looks"] == 1 else "s", "; ".join(cells)))
+            print("round %s %-7s %-9s %d look%s %2d pairs  %s" % (r["round"], r["kind"], r["decision"], r["looks"],
+                                                                " " if r["looks"] == 1 else "s", r["pairs"],
+                                                                "; ".join(cells)))
             regressed = {label for label, v in r["verdicts"].items() if v == "REGRESSED"}
             if r["kind"] == "A/A":
                 totals["A/A"] += 1
