@@ -2500,31 +2500,6 @@ def warm_harness(device):
     device.synchronize()
 
 
-def warm_kernel(op, shapes, check_class, make=None):
-    """First use of the kernel itself, per shape in the config's order: one full check on inputs of
-    a throwaway seed, thrown away. In worker mode kopt starts the workers while the tests run, so
-    this overlaps them instead of lengthening a look's first prepare, which kopt runs one worker at
-    a time (on an H100 the first prepared shape's check took 0.59-0.62 s in every fresh worker and
-    the next ones 17-35 ms: Triton's launcher and kernel loads, the reference's first kernels).
-    Nothing is timed or kept, and the kernel's calls here are no fixed count a prepare could be
-    found by: each prepare still starts with a random number of plain calls. A shape that fails
-    here is left to its prepare, which reports it with the request's seed; TamperError ends the
-    worker as anywhere else. `make` (tests): builds one check, ShapeBench by default."""
-    if op is None:
-        return
-    make = make or ShapeBench
-    for shape in shapes:
-        try:
-            bench = make(op, shape, _fresh_seed(), check_class)
-            bench.release()
-        except TamperError:
-            raise
-        except Exception as e:  # its prepare will say so
-            print("%s: first use of shape %s failed (its prepare will report it): %s"
-                  % (HARNESS_NAME, shape.get("label"), one_line("%s: %s" % (type(e).__name__, e), 200)),
-                  file=sys.stderr)
-
-
 def serve(cfg, opts, base_dir, shapes):
     """--serve: the replies get a private duplicate of fd 1, and fd 1 becomes fd 2 before the kernel
     module is imported, so nothing the kernel prints can reach the reply channel."""
@@ -2542,14 +2517,8 @@ def serve(cfg, opts, base_dir, shapes):
     worker = Worker(cfg, shapes, device, op, load_error)
     t2 = _perf_counter()
     warm_harness(device)
-    t3 = _perf_counter()
-    if device.dev.type != "cpu":  # a CPU kernel's first use is small, and CPU time is what the tests share
-        warm_kernel(op, shapes, cfg["CHECK"])
-        device.synchronize()
-        torch.cuda.empty_cache()  # every worker of a baseline starts at once: keep what the checks used for them
     _log_times("start-up", [("until serve", started), ("device", (t1 - t0) * 1e3),
-                            ("kernel module", (t2 - t1) * 1e3), ("harness first use", (t3 - t2) * 1e3),
-                            ("kernel first use", (_perf_counter() - t3) * 1e3)])
+                            ("kernel module", (t2 - t1) * 1e3), ("harness first use", (_perf_counter() - t2) * 1e3)])
 
     def write_line(text):
         out.write(text + "\n")
@@ -2901,31 +2870,6 @@ def self_test():
     try:
         serve_loop(iter(['{"id":1,"op":"hello","protocol":1}\n']).__next__, sent.append, tampering)
         check(False, "TamperError must end the loop")
-    except TamperError:
-        pass
-    # the kernel's first use at start-up: every shape in order, a failing one left to its prepare
-    made = []
-
-    class FakeCheck:
-        def __init__(self, op, shape, seed, check_class):
-            made.append((shape["label"], check_class))
-            if shape["label"] == "bad":
-                raise RuntimeError("kernel exploded")
-
-        def release(self):
-            made.append("released")
-    warm_kernel(object(), [{"label": "s1"}, {"label": "bad"}, {"label": "s2"}], "bf16", make=FakeCheck)
-    check(made == [("s1", "bf16"), "released", ("bad", "bf16"), ("s2", "bf16"), "released"],
-          "warm_kernel checks every shape in order and goes on past a failing one")
-    made.clear()
-    warm_kernel(None, [{"label": "s1"}], "bf16", make=FakeCheck)
-    check(made == [], "no kernel loaded: nothing to warm")
-
-    def tampered(op, shape, seed, check_class):
-        raise TamperError("patched")
-    try:
-        warm_kernel(object(), [{"label": "s1"}], "bf16", make=tampered)
-        check(False, "TamperError must end the warm-up")
     except TamperError:
         pass
     check(parse_args(["--serve", "--device", "cpu"]).serve, "--serve flag")
