@@ -1616,6 +1616,7 @@ class ShapeBench:
         self._null_out = torch.zeros(2 * UNWRITTEN_SAMPLES, dtype=torch.float32, device=dev.dev)
         self._null_pick = torch.arange(0, 2 * UNWRITTEN_SAMPLES, 2, device=dev.dev)
         self.problems = []
+        self.sizing_notes = []  # the warm-up's sizing batches, for the prepare's log line
         self.passed = self._full_check()
 
     # -- the full check: private copies, the reference on its own clones, computed first and kept
@@ -2082,7 +2083,10 @@ class ShapeBench:
         n = int(max(2 * WARMUP_BATCH, min(4 * VERIFY_CHUNK, WARMUP_FILL_MS * WARMUP_BATCH / max(small, 1e-3))))
         big = self.run_batch(direction, n, keep=False)["wall_ms"]
         # a noisy difference must not report a call as (nearly) free: at least a tenth of the average
-        return max((big - small) / (n - WARMUP_BATCH), 0.1 * big / n, 1e-3)
+        per_call = max((big - small) / (n - WARMUP_BATCH), 0.1 * big / n, 1e-3)
+        self.sizing_notes.append("sizing %s: %d calls %.1f ms, %d calls %.1f ms: %.3g ms a call"
+                                 % (direction, WARMUP_BATCH, small, n, big, per_call))
+        return per_call
 
     def ok(self):
         return self.passed and self.errors == 0 and not self.failed
@@ -2413,8 +2417,9 @@ class Worker:
                                            sizing=f.get("sizing", True))
                     times.append(("warm-up " + d, (_perf_counter() - t0) * 1e3))
             times.append(("in all", (_perf_counter() - t_entry) * 1e3))
-            _log_times("prepare " + label, times, "timing streams %d (a batch's peak %.0f MB)"
-                       % (sb.timing_streams, sb.stream_need / 2 ** 20) if sb.passed else "")
+            _log_times("prepare " + label, times, "; ".join(
+                ["timing streams %d (a batch's peak %.0f MB)" % (sb.timing_streams, sb.stream_need / 2 ** 20)]
+                + sb.sizing_notes) if sb.passed else "")
         except TamperError:
             raise
         except Exception as e:  # the kernel threw (or returned something unusable)

@@ -86,7 +86,8 @@ struct SessionTiming {
     double prepareMs = 0, blocksMs = 0, rowMs = 0;
     double batchWallMs = 0;    // the workers' timed part of each batch (spin, calls, checks, the one read)
     double batchHandleMs = 0;  // the workers' whole time on each batch request; blocksMs less this is kopt's
-    int callsPerBatch = 0;
+    double stepMs = 0;  // the best's cost of one call of every direction that sized the batches
+    int callsPerBatch = 0;  // batch_ms / stepMs, at least 3: a step above batch_ms / 3 shows as 3
     bool sizedFromMemo = false;  // the batches were sized from an earlier look of the same best build
   };
   std::vector<Shape> shapes;
@@ -101,6 +102,7 @@ struct SessionTiming {
                                {"batch_wall_ms", s.batchWallMs},
                                {"batch_handle_ms", s.batchHandleMs},
                                {"row_ms", s.rowMs},
+                               {"step_ms", s.stepMs},
                                {"calls_per_batch", s.callsPerBatch},
                                {"sized_from_memo", s.sizedFromMemo}});
     }
@@ -282,7 +284,8 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     // Only a shape both arms got right is timed: a failing candidate shape is a verdict already.
     if (pass[kCandidate] && pass[kBest]) {
       if (!knownStepMs) BatchSizingMemo::shared().remember(plan.bestIdentity, shape, prepared[kBest].stepMs());
-      const int calls = callsPerBatch(knownStepMs.value_or(prepared[kBest].stepMs()), plan.batchMs);
+      shapeTiming.stepMs = knownStepMs.value_or(prepared[kBest].stepMs());
+      const int calls = callsPerBatch(shapeTiming.stepMs, plan.batchMs);
       shapeTiming.callsPerBatch = calls;
       shapeTiming.sizedFromMemo = knownStepMs.has_value();
       long long errors[2] = {0, 0};

@@ -245,6 +245,9 @@ TEST_CASE("a best build's batch size is measured in its first look and remembere
     CHECK(first["shapes"][k]["sized_from_memo"] == false);
     CHECK(second["shapes"][k]["sized_from_memo"] == true);
     CHECK(second["shapes"][k]["calls_per_batch"] == first["shapes"][k]["calls_per_batch"]);
+    // The step that sized them is recorded, so a batch held at the least 3 calls shows why.
+    CHECK(first["shapes"][k]["step_ms"].get<double>() == doctest::Approx(3.0));
+    CHECK(second["shapes"][k]["step_ms"] == first["shapes"][k]["step_ms"]);
   }
   // Another build (an accepted round) measures afresh.
   plan.bestIdentity += "-accepted";

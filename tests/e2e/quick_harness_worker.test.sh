@@ -248,8 +248,10 @@ grep -q "timer tampering detected" "$work/tamper.log" || { echo "FAIL: no tamper
 # Each row logs where its kept batches' time went: on the CPU three batches of 5 calls per direction,
 # its slots measured, and no call that the device reached before its launch (there is no queue).
 for s in s1 s2; do
-  # and each prepare says how many timing streams the shape takes in turn (one on the CPU)
-  grep -Eq "time: prepare $s: check [0-9.e-]+ ms, .*timing streams 1 \(a batch's peak [0-9]+ MB\)$" "$work/honest.log" ||
+  # and each prepare says how many timing streams the shape takes in turn (one on the CPU), and
+  # per direction the two sizing batches and the cost of a call they gave
+  sizing="sizing (forward|backward): 8 calls [0-9.]+ ms, [0-9]+ calls [0-9.]+ ms: [0-9.e+-]+ ms a call"
+  grep -Eq "time: prepare $s: check [0-9.e-]+ ms, .*timing streams 1 \(a batch's peak [0-9]+ MB\); $sizing; $sizing$" "$work/honest.log" ||
     { echo "FAIL: no timing streams in the prepare line of $s:"; grep "time: prepare" "$work/honest.log"; exit 1; } >&2
   grep -Eq "time: batches $s: 6 batches .*device per call slot \(median of [0-9]+\) [0-9.e-]+ ms, calls the device reached before their launch 0, allocator retries 0, cudaMalloc 0, cudaFree 0$" \
     "$work/honest.log" || { echo "FAIL: no batch split for $s:"; grep "time: batches" "$work/honest.log"; exit 1; } >&2
