@@ -346,9 +346,12 @@ def csv_text(kind, rows):
     return "\n".join(lines) + "\n"
 
 
-def samples_text(device, seed, series):
-    """JSON Lines: header object, then one object per (shape, direction) that has samples."""
+def samples_text(device, seed, series, hooks=None):
+    """JSON Lines: header object, then one object per (shape, direction) that has samples. `hooks`:
+    the kernel module's hooks_fingerprint, which kopt compares across the arms of a pair."""
     head = {"kopt_samples": 1, "harness": HARNESS_NAME, "device": device, "seed": seed}
+    if hooks:
+        head["hooks"] = hooks
     lines = [json.dumps(head, separators=(",", ":"))]
     for s in series:
         if not s["times"]:
@@ -1078,6 +1081,106 @@ def check_imports_inside(repo_root):
                 "checkout's code. Remove it (pip uninstall the package, or unset PYTHONPATH); the harness puts "
                 "the tree's root first on sys.path itself (docs/byo-kernel.md, \"Python imports\")"
                 % (name, origins[0], root), 2)
+
+
+HOOKS = ("make_inputs", "reference_forward", "reference_backward", "bytes_moved")
+
+
+def hooks_fingerprint(module, root=None):
+    """sha256 of what the kernel module's harness hooks (HOOKS) are: which of them it defines and,
+    for each, its code with everything that code reaches in the kernel's own files: the functions
+    it calls there (recursively, decorators' wrapped functions included), the plain values it reads
+    (EPS, a size table), the attributes it reads of a module of those files, its defaults and closure
+    cells. The kernel's own files are the module's and every file under `root` (default: the
+    module's directory). The hooks draw the inputs, compute the reference and count the bytes, so
+    they define what is measured; they often live in the very file the agent edits (`kernel_source`),
+    and kopt refuses a candidate whose hooks differ from the best's (docs/integrity.md, class 13).
+    The kernel's own code (forward, backward, the Triton kernels, knobs only they read) is not part
+    of it. Python's code objects, not source text: a comment or a blank line does not change it."""
+    import hashlib
+
+    mod_file = os.path.realpath(getattr(module, "__file__", "") or "")
+    root = os.path.realpath(root or os.path.dirname(mod_file) or ".")
+    parts, seen = [], set()
+
+    def ours(path):
+        path = os.path.realpath(path or "")
+        return path == mod_file or path.startswith(root + os.sep)
+
+    def value_text(v, depth=0):
+        if depth > 8:
+            return "..."
+        if v is None or isinstance(v, (bool, int, float, complex, str, bytes)):
+            return repr(v)
+        if isinstance(v, (tuple, list, frozenset, set)):
+            items = sorted(v, key=repr) if isinstance(v, (set, frozenset)) else v
+            return "%s(%s)" % (type(v).__name__, ",".join(value_text(x, depth + 1) for x in items))
+        if isinstance(v, dict):
+            return "dict(%s)" % ",".join("%s:%s" % (value_text(k, depth + 1), value_text(x, depth + 1))
+                                         for k, x in sorted(v.items(), key=lambda kv: repr(kv[0])))
+        if isinstance(v, types.ModuleType):
+            return "module " + v.__name__
+        if isinstance(v, types.FunctionType) and ours(v.__code__.co_filename):
+            visit_function(v)
+            return "function %s.%s" % (v.__module__, v.__qualname__)
+        if torch is not None and isinstance(v, torch.dtype):
+            return repr(v)
+        kind = "object %s.%s" % (type(v).__module__, type(v).__qualname__)
+        if ours(getattr(sys.modules.get(type(v).__module__), "__file__", None)) and hasattr(v, "__dict__"):
+            return "%s %s" % (kind, value_text(dict(vars(v)), depth + 1))
+        return kind
+
+    def code_text(code):
+        consts = ",".join(code_text(c) if isinstance(c, types.CodeType) else value_text(c) for c in code.co_consts)
+        return "code %s %s [%s] names %s" % (code.co_name, code.co_code.hex(), consts, ",".join(code.co_names))
+
+    def names_of(code):
+        out = list(code.co_names)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                out += names_of(c)
+        return out
+
+    def visit_function(fn):
+        if id(fn) in seen:
+            return
+        seen.add(id(fn))
+        parts.append("def %s.%s: %s defaults %s" % (fn.__module__, fn.__qualname__, code_text(fn.__code__),
+                                                    value_text(tuple(fn.__defaults__ or ()))))
+        for cell in fn.__closure__ or ():
+            try:
+                parts.append("cell " + value_text(cell.cell_contents))
+            except ValueError:  # an empty cell
+                parts.append("cell (empty)")
+        g, names = fn.__globals__, sorted(set(names_of(fn.__code__)))
+        for name in names:
+            if name not in g:
+                continue
+            value = g[name]
+            parts.append("global %s = %s" % (name, value_text(value)))
+            if isinstance(value, types.ModuleType) and ours(getattr(value, "__file__", None)):
+                # helpers.ref(x): the attribute names are among the code's names
+                for attr in names:
+                    if hasattr(value, attr):
+                        parts.append("  %s.%s = %s" % (name, attr, value_text(getattr(value, attr))))
+
+    for name in HOOKS:
+        fn = getattr(module, name, None)
+        if fn is None:
+            parts.append("hook %s: none" % name)
+        elif isinstance(fn, types.FunctionType):
+            parts.append("hook %s:" % name)
+            visit_function(fn)
+        else:  # a callable object, a builtin: its type (and a repository object's fields) is what can be said
+            parts.append("hook %s: %s" % (name, value_text(fn)))
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def assert_hooks_intact(op, hooks, cfg, when):
+    """The hooks kopt compares are the ones the run measured with: a kernel that rewrites its
+    module's reference or input draw after the fingerprint was taken ends the run (exit 3)."""
+    if op is not None and hooks is not None and hooks_fingerprint(op.module, cfg.get("REPO_ROOT") or None) != hooks:
+        raise TamperError("the kernel module's harness hooks (%s) changed %s" % (", ".join(HOOKS), when))
 
 
 class Op:
@@ -2379,6 +2482,8 @@ class Worker:
 
     def __init__(self, cfg, shapes, device, op, load_error):
         self.cfg, self.device, self.op, self.load_error = cfg, device, op, load_error
+        # what kopt compares with the other arm's (hooks_fingerprint); None: no kernel module loaded
+        self.hooks = hooks_fingerprint(op.module, cfg.get("REPO_ROOT") or None) if op is not None else None
         self.kind = cfg["KIND"]
         self.shapes = {s["label"]: s for s in shapes}
         self.order = [s["label"] for s in shapes]
@@ -2387,8 +2492,11 @@ class Worker:
     def handle(self, op, f):
         try:
             if op == "hello":
-                return {"protocol": WORKER_PROTOCOL, "harness": HARNESS_NAME, "device": self.device.name,
-                        "csv_header": csv_text(self.kind, []).rstrip("\n"), "shapes": list(self.order)}
+                reply = {"protocol": WORKER_PROTOCOL, "harness": HARNESS_NAME, "device": self.device.name,
+                         "csv_header": csv_text(self.kind, []).rstrip("\n"), "shapes": list(self.order)}
+                if self.hooks:
+                    reply["hooks"] = self.hooks
+                return reply
             label = f["shape"]
             if label not in self.shapes:
                 raise RequestError("unknown shape '%s' (this harness has %s)" % (label, ",".join(self.order)))
@@ -2468,6 +2576,7 @@ class Worker:
                 "problem": one_line("; ".join(problems)), "handle_ms": (_perf_counter() - t_handle) * 1e3}
 
     def _row(self, label, f):
+        assert_hooks_intact(self.op, self.hooks, self.cfg, "while the worker served")
         sb = self.benches.get(label)
         if sb is None:
             raise RequestError("shape '%s' is not prepared: send prepare first" % label)
@@ -2565,6 +2674,7 @@ def run(cfg, argv, base_dir):
     device = Device() if opts.device == "cuda" else CpuDevice()
     dtype = torch_dtype(cfg["INPUT_DTYPE"], device.is_rocm, device.arch)
     op, _error = load_op(cfg, base_dir, device, dtype, shapes)
+    hooks = hooks_fingerprint(op.module, cfg.get("REPO_ROOT") or None) if op is not None else None
 
     rows, series = [], []
     for shape in shapes:
@@ -2583,13 +2693,14 @@ def run(cfg, argv, base_dir):
         assert_timers_intact("while measuring shape %s" % shape["label"])
 
     check_imports_inside(cfg.get("REPO_ROOT", ""))  # modules the kernel imported lazily, too
+    assert_hooks_intact(op, hooks, cfg, "while measuring")
     text = csv_text(kind, rows)
     if opts.summary_csv:
         write_atomically(opts.summary_csv, text)
     else:
         sys.stdout.write(text)
     if opts.samples:
-        write_atomically(opts.samples, samples_text(device.name, opts.seed, series))
+        write_atomically(opts.samples, samples_text(device.name, opts.seed, series, hooks))
     failed = [r["label"] for r in rows if r.get("Check") != "PASS"]
     if opts.require_pass and failed:
         print("%s: --require-pass: not PASS: %s" % (HARNESS_NAME, ", ".join(failed)), file=sys.stderr)
@@ -2612,6 +2723,61 @@ def main(argv=None, config=None, base_dir=None):
 
 # ----------------------------------------------------------------------------------------------
 # Self-test of the pure-Python parts: plain python3, no torch, no GPU.
+
+def hooks_self_test(check):
+    """hooks_fingerprint: what changes it (the hooks and all they reach in the kernel's files) and
+    what does not (the kernel's own code and knobs, comments)."""
+    import tempfile
+
+    base = {
+        "kern.py": (
+            "import kern_helpers\n"
+            "EPS = 1e-6\n"
+            "BLOCK = 128  # a knob only the kernel reads\n"
+            "SIZES = {'a': (1, 2)}\n"
+            "def _scale(x):\n    return x * 2\n"
+            "def forward(x, w):\n    return x * w\n"
+            "def make_inputs(shape, dtype, device, gen):\n    return SIZES['a']\n"
+            "def reference_forward(x, w):\n    return kern_helpers.ref(_scale(x), w) + EPS\n"),
+        "kern_helpers.py": "def ref(x, w):\n    return x * w\n",
+    }
+    variants = {
+        "same": {},
+        "kernel and knob edited, a comment added": {"kern.py": base["kern.py"].replace(
+            "return x * w\n", "# faster\n    return w * x\n", 1).replace("BLOCK = 128", "BLOCK = 256")},
+        "reference edited": {"kern.py": base["kern.py"].replace("+ EPS", "- EPS")},
+        "helper edited": {"kern.py": base["kern.py"].replace("return x * 2", "return x * 3")},
+        "constant edited": {"kern.py": base["kern.py"].replace("EPS = 1e-6", "EPS = 1e-5")},
+        "input table edited": {"kern.py": base["kern.py"].replace("(1, 2)", "(1, 1)")},
+        "hook added": {"kern.py": base["kern.py"] + "def bytes_moved(shape, i, o, d):\n    return 1\n"},
+        "helper file edited": {"kern_helpers.py": "def ref(x, w):\n    return x * w * 1.0\n"},
+    }
+    prints = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (what, edits) in enumerate(variants.items()):
+            d = os.path.join(tmp, str(k))
+            os.makedirs(d)
+            for name, text in dict(base, **edits).items():
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            sys.modules.pop("kern_helpers", None)
+            saved = list(sys.path)
+            try:
+                module = load_kernel_module(os.path.join(d, "kern.py"), d)
+                prints[what] = hooks_fingerprint(module)
+            finally:
+                sys.path[:] = saved
+                sys.modules.pop("kern_helpers", None)
+                sys.modules.pop("kopt_kernel_kern", None)
+    first = hooks_fingerprint(types.SimpleNamespace(__name__="empty"))
+    check(len(first) == 64 and first == hooks_fingerprint(types.SimpleNamespace(__name__="empty")),
+          "a module without hooks has one fingerprint")
+    check(prints["same"] == prints["kernel and knob edited, a comment added"],
+          "the kernel's own code, a knob only it reads and a comment leave the hooks' fingerprint alone")
+    for what in ("reference edited", "helper edited", "constant edited", "input table edited", "hook added",
+                 "helper file edited"):
+        check(prints[what] != prints["same"], "hooks fingerprint changes: " + what)
+
 
 def self_test():
     import tempfile
@@ -2878,6 +3044,7 @@ def self_test():
     except TamperError:
         pass
     check(parse_args(["--serve", "--device", "cpu"]).serve, "--serve flag")
+    hooks_self_test(check)
     # where a shape's batch time went: the slot median joins the split, small times keep 3 digits
     bt = BatchTime()
     bt.add(40.0, 12.0, 3.0, 5.0, 18.0, [6.1, 6.3, 5.9], 2, (1, 3, 2))
