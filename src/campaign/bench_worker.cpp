@@ -86,6 +86,10 @@ WorkerReply<WorkerHello> parseHello(const json& reply) {
     const json* v = field(reply, key);
     if (v && v->is_string()) (std::string(key) == "harness" ? h.harness : h.device) = v->get<std::string>();
   }
+  if (const json* hooks = field(reply, "hooks")) {
+    if (!hooks->is_string()) return broken("hello: 'hooks' must be the harness's fingerprint string");
+    h.hooks = hooks->get<std::string>();
+  }
   return h;
 }
 

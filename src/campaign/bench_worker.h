@@ -28,6 +28,7 @@ struct WorkerHello {
   std::string device;
   std::string csvHeader;
   std::vector<std::string> shapes;
+  std::string hooks;  // the kernel module's hooks fingerprint (harness_hooks.h), "" when the harness has none
 };
 
 struct PreparedShape {

@@ -12,6 +12,7 @@
 
 #include "campaign/batch_sizing_memo.h"
 #include "campaign/bench_worker.h"
+#include "campaign/harness_hooks.h"
 #include "campaign/spare_workers.h"
 #include "exec/cpu_affinity.h"
 #include "exec/stray_processes.h"
@@ -54,7 +55,9 @@ struct BlockSamples {
 };
 
 std::string samplesText(const WorkerHello& hello, std::uint64_t seed, const BlockSamples& block) {
-  std::string out = json{{"kopt_samples", 1}, {"harness", hello.harness}, {"device", hello.device}, {"seed", seed}}.dump() + "\n";
+  json head{{"kopt_samples", 1}, {"harness", hello.harness}, {"device", hello.device}, {"seed", seed}};
+  if (!hello.hooks.empty()) head["hooks"] = hello.hooks;
+  std::string out = head.dump() + "\n";
   for (const auto& s : block.series) {
     json line{{"label", s.label}, {"direction", measure::toString(s.direction)}, {"unit", "ms"}, {"times", s.timesMs}};
     line["flops"] = s.flops ? json(*s.flops) : json(nullptr);
@@ -187,6 +190,13 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     }
     arm.hello = std::get<WorkerHello>(hello);
     arm.worker->process().stop();
+  }
+  // A candidate measured against its own rewritten reference or input draw gains nothing: refused
+  // before anything is timed.
+  if (arms[kCandidate].error.empty() && arms[kBest].error.empty()) {
+    if (auto refusal = changedHooksRefusal(arms[kCandidate].hello.hooks, arms[kBest].hello.hooks)) {
+      arms[kCandidate].error = *refusal;
+    }
   }
   // The spares kept for later sessions are through their start-up (GPU context, kernel module,
   // the harness's first use) and stopped before this look times anything.

@@ -394,6 +394,28 @@ TEST_CASE("a candidate that starts a daemon outside its session: the daemon ends
   CHECK(exec::findStrayProcesses().empty());
 }
 
+TEST_CASE("a candidate whose harness hooks differ from the best's is refused before anything is timed") {
+  const std::string baseline(64, 'a');
+  Fixture f("hooks", json{{"hooks", std::string(64, 'b')}}, json{{"hooks", baseline}});
+  auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(pairs.size() == 2);
+  CHECK_FALSE(pairs[0].candidate.ok);
+  CHECK(pairs[0].candidate.error.rfind("the measurement is refused: the candidate's kernel module changed its "
+                                        "harness hooks",
+                                        0) == 0);
+  CHECK(assemble(pairs, kHeader, {"s1", "s2"}).candidateRunFailed);
+  // Nothing was prepared or timed: the refusal came with the hellos.
+  for (const auto& line : f.logLines()) CHECK(line.find(" batch ") == std::string::npos);
+
+  // The same hooks on both sides: measured, and the records carry the fingerprint.
+  Fixture same("hooks_same", json{{"hooks", baseline}}, json{{"hooks", baseline}});
+  auto ok = InterleavedRunner(counter).run(same.plan(), 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(ok.size() == 2);
+  CHECK(ok[0].candidate.ok);
+  REQUIRE(ok[0].candidate.samplesFile);
+  CHECK(ok[0].candidate.samplesFile->header.hooks == baseline);
+}
+
 TEST_CASE("a best worker that breaks the protocol fails the best arm") {
   Fixture f("badreply", json::object(), json{{"mode", "bad_reply"}});
   auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 2, 0, CallContext{}, 0, 4);
@@ -459,6 +481,11 @@ TEST_CASE("hello and prepare replies are checked field by field") {
   CHECK(std::get<WorkerHello>(h).shapes.size() == 2);
   CHECK(std::holds_alternative<WorkerFailure>(parseHello(json::parse(R"({"protocol":2,"csv_header":"x","shapes":[]})"))));
   CHECK(std::holds_alternative<WorkerFailure>(parseHello(json::parse(R"({"protocol":1,"shapes":[]})"))));
+  auto hooked = parseHello(json::parse(R"({"protocol":1,"csv_header":"label,B","shapes":["a"],"hooks":"f00d"})"));
+  REQUIRE(std::holds_alternative<WorkerHello>(hooked));
+  CHECK(std::get<WorkerHello>(hooked).hooks == "f00d");
+  CHECK(std::holds_alternative<WorkerFailure>(
+      parseHello(json::parse(R"({"protocol":1,"csv_header":"label,B","shapes":["a"],"hooks":7})"))));
   auto p = parsePrepared(json::parse(R"({"shape":"a","check":"PASS","call_ms":{"forward":0.5,"backward":1.0}})"), "a");
   REQUIRE(std::holds_alternative<PreparedShape>(p));
   CHECK(std::get<PreparedShape>(p).stepMs() == doctest::Approx(1.5));

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "campaign/gate_policy.h"
+#include "campaign/harness_hooks.h"
 #include "campaign/interleaved_runner.h"
 #include "exec/output_tail.h"
 #include "measure/frozen_schema.h"
@@ -269,6 +270,13 @@ std::vector<PairRun> MeasurementRunner::run(const MeasurementPlan& plan, int fir
       if (ctx.cancel.cancelled() || lost) break;
     }
     if (ctx.cancel.cancelled() || !lostRun_.empty()) break;
+    if (pair.candidate.samplesFile && pair.best.samplesFile) {
+      if (auto refusal = changedHooksRefusal(pair.candidate.samplesFile->header.hooks,
+                                             pair.best.samplesFile->header.hooks)) {
+        pair.candidate.ok = false;
+        pair.candidate.error = *refusal;
+      }
+    }
     out.push_back(std::move(pair));
   }
   return out;

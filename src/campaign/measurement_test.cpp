@@ -21,6 +21,7 @@ const char* kHeader =
 // Writes a CSV + samples like a harness: throughput `speed[cwd]` on two shapes.
 struct FakeBench : exec::Executor {
   std::map<std::string, double> speed;  // tree -> TFLOPS
+  std::map<std::string, std::string> hooks;  // tree -> the samples header's hooks fingerprint
   std::vector<std::pair<std::string, std::string>> calls;  // (tree, seed)
   bool writeCsv = true;
   bool wrongSeed = false;
@@ -45,7 +46,9 @@ struct FakeBench : exec::Executor {
       }
     }
     std::ofstream s(samples);
-    s << "{\"kopt_samples\":1,\"harness\":\"fake\",\"device\":\"x\",\"seed\":" << (wrongSeed ? "1" : seed) << "}\n";
+    s << "{\"kopt_samples\":1,\"harness\":\"fake\",\"device\":\"x\",\"seed\":" << (wrongSeed ? "1" : seed);
+    if (hooks.count(spec.cwd.string())) s << ",\"hooks\":\"" << hooks[spec.cwd.string()] << "\"";
+    s << "}\n";
     for (const char* label : {"a", "b"}) {
       const double ms = 2.0 * 64 * 64 * 64 / (tf * 1e12) * 1e3;
       s << "{\"label\":\"" << label << "\",\"direction\":\"forward\",\"unit\":\"ms\",\"times\":[" << ms << "," << ms
@@ -137,6 +140,29 @@ TEST_CASE("measurement: a samples file from another run (wrong seed) fails the r
   REQUIRE(pairs.size() == 1);
   CHECK_FALSE(pairs[0].candidate.ok);
   CHECK(pairs[0].candidate.error.find("seed") != std::string::npos);
+}
+
+TEST_CASE("measurement: a candidate run whose harness hooks differ from the best's is refused") {
+  Dirs d;
+  FakeBench bench;
+  bench.speed[(d.root / "cand").string()] = 150;  // "faster": against a reference it rewrote
+  bench.speed[(d.root / "best").string()] = 100;
+  bench.hooks[(d.root / "cand").string()] = std::string(64, 'c');
+  bench.hooks[(d.root / "best").string()] = std::string(64, 'b');
+  MeasurementRunner runner(bench, [] { return std::uint64_t{9}; });
+  auto pairs = runner.run(d.plan(), 0, 2, {}, 0, 4);
+  REQUIRE(pairs.size() == 2);
+  for (const auto& p : pairs) {
+    CHECK_FALSE(p.candidate.ok);
+    CHECK(p.candidate.error.find("changed its harness hooks") != std::string::npos);
+    CHECK(p.best.ok);
+  }
+  CHECK(assemble(pairs, kHeader, {"a", "b"}).candidateRunFailed);
+  // The same fingerprint on both sides is an ordinary pair.
+  bench.hooks[(d.root / "cand").string()] = std::string(64, 'b');
+  auto same = runner.run(d.plan(), 2, 1, {}, 0, 2);
+  REQUIRE(same.size() == 1);
+  CHECK(same[0].candidate.ok);
 }
 
 TEST_CASE("measurement: header drift and a shrinking shape set are named") {

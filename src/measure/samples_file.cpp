@@ -106,13 +106,14 @@ SamplesResult parseSamplesFile(std::string_view text) {
       if (!v->is_number_integer() || v->get<long long>() != 1)
         return fail(lineNo, "kopt_samples", "unsupported samples format version " + v->dump() + " (this kopt reads 1)");
       file.header.version = 1;
-      for (const char* key : {"harness", "device"}) {
+      for (const char* key : {"harness", "device", "hooks"}) {
         auto it = obj.find(key);
         if (it != obj.end() && !it->is_null() && !it->is_string())
           return fail(lineNo, key, std::string("'") + key + "' must be a string");
       }
       file.header.harness = obj.value("harness", json("")).is_string() ? obj.value("harness", std::string()) : "";
       file.header.device = obj.value("device", json("")).is_string() ? obj.value("device", std::string()) : "";
+      file.header.hooks = obj.value("hooks", json("")).is_string() ? obj.value("hooks", std::string()) : "";
       auto seed = obj.find("seed");
       if (seed != obj.end() && !seed->is_null()) {
         if (!seed->is_number_unsigned() && !(seed->is_number_integer() && seed->get<long long>() >= 0))

@@ -24,6 +24,7 @@ struct SamplesHeader {
   std::string harness;
   std::string device;
   std::uint64_t seed = 0;
+  std::string hooks;  // the Python harness's fingerprint of the kernel module's hooks ("" when none)
 };
 
 struct SampleSeries {

@@ -30,6 +30,7 @@ TEST_CASE("a well-formed samples file reads into typed series") {
   CHECK(f.header.harness == "cpu_gemm");
   CHECK(f.header.device == "Xeon");
   CHECK(f.header.seed == 42);
+  CHECK(f.header.hooks.empty());  // a harness without kernel-module hooks says none
   REQUIRE(f.series.size() == 2);
   const SampleSeries* fwd = f.find("s1", Direction::Forward);
   REQUIRE(fwd);
@@ -52,6 +53,8 @@ TEST_CASE("every malformed samples line names the line and the field") {
   CHECK(err(R"({"kopt_samples":2})").message.find("unsupported") != std::string::npos);
   CHECK(err(R"({"kopt_samples":1,"seed":-1})").field == "seed");
   CHECK(err(R"({"kopt_samples":1,"harness":3})").field == "harness");
+  CHECK(err(R"({"kopt_samples":1,"hooks":["a"]})").field == "hooks");
+  CHECK(ok(parseSamplesFile(R"({"kopt_samples":1,"hooks":"c0ffee"})" "\n")).header.hooks == "c0ffee");
 
   auto at2 = [](const std::string& line) { return err(kHeader + line + "\n"); };
   SamplesError notJson = at2("{oops");
