@@ -138,12 +138,37 @@ cat >"$E2E_TMP/script.json" <<'JSON'
   {"tool": "confirm_target", "args": {"campaign_dir": "${campaign_dir}", "confirm": true, "confirmed_by": "e2e"}},
   {"tool": "prepare_environment", "args": {"campaign_dir": "${campaign_dir}"}},
   {"tool": "read_tips", "args": {"campaign_dir": "${campaign_dir}"}},
-  {"tool": "run_baseline", "args": {"campaign_dir": "${campaign_dir}"}, "expect": {"/round": 1, "/phase": "ANALYZE"}}
+  {"tool": "run_baseline", "args": {"campaign_dir": "${campaign_dir}"}, "expect": {"/round": 1, "/phase": "ANALYZE"}},
+  {"say": "Control: the kernel alone changes (the same math without the package)", "tool": "begin_round",
+   "args": {"campaign_dir": "${campaign_dir}", "statement": "I expect a small gain from calling addcmul directly",
+            "change": "forward calls torch.addcmul itself", "expected_size_pct": 1, "rule11_bucket": "K1",
+            "files": ["scale_shift.py"], "config_only": false}, "expect": {"/round": 2}},
+  {"edit": {"file": "scale_shift.py", "replace": "    return mypkg.scale_shift(x, w, b)", "with": "    return torch.addcmul(b, x, w)"}},
+  {"tool": "rebuild_kernel", "args": {"campaign_dir": "${campaign_dir}"}},
+  {"tool": "validate_round", "args": {"campaign_dir": "${campaign_dir}", "full": true}},
+  {"tool": "accept_or_revert", "args": {"campaign_dir": "${campaign_dir}", "attribution": "e2e", "next_direction": "e2e",
+   "root_cause": "e2e", "lesson": "e2e", "cache_key": "none", "transfer_decision": "ACCEPT-as-real",
+   "estimated_real_gain": "as measured", "audit_rejected": true}},
+  {"say": "Attack: drop '+ b' from the kernel and from the reference it is checked against", "tool": "begin_round",
+   "args": {"campaign_dir": "${campaign_dir}", "statement": "I expect a large gain from skipping the shift",
+            "change": "forward and reference_forward without the shift", "expected_size_pct": 30, "rule11_bucket": "K1",
+            "files": ["scale_shift.py"], "config_only": false}, "expect": {"/round": 3}},
+  {"edit": {"file": "scale_shift.py", "replace": "def forward(x, w, b):\n    return mypkg.scale_shift(x, w, b)",
+            "with": "def forward(x, w, b):\n    return x * w"}},
+  {"edit": {"file": "scale_shift.py", "replace": "    return x.float() * w.float() + b.float()", "with": "    return x.float() * w.float()"}},
+  {"tool": "rebuild_kernel", "args": {"campaign_dir": "${campaign_dir}"}},
+  {"tool": "validate_round", "args": {"campaign_dir": "${campaign_dir}", "full": true}, "expect": {"/decision": "ROLLBACK"}}
 ]}
 JSON
 "$KOPT_BIN" demo --repo "$repo" --script "$E2E_TMP/script.json" >"$E2E_TMP/demo.out" 2>&1 ||
-  { tail -40 "$E2E_TMP/demo.out"; fail "the campaign on kopt init's manifest did not reach a baseline"; }
+  { tail -40 "$E2E_TMP/demo.out"; fail "the campaign on kopt init's manifest did not run its script (a baseline, a control round, an attack refused)"; }
 grep -q "Baseline recorded" "$E2E_TMP/demo.out" || { tail -40 "$E2E_TMP/demo.out"; fail "no baseline recorded"; }
 grep -q "s1k | PASS" "$E2E_TMP/demo.out" || { tail -40 "$E2E_TMP/demo.out"; fail "the baseline table lacks s1k"; }
 if ls "$repo"/.kopt/campaigns/*/quick_test_bench.py >/dev/null 2>&1; then fail "prepare_environment copied a second harness"; fi
-echo "PASS: kopt init took a plain repository with its own kernel to a recorded baseline"
+# 5. The reference lives in the kernel's own file: a kernel change passes the hooks check (round 2),
+# a rewritten reference is refused before anything is timed (round 3), and says why.
+[[ $(grep -c "changed its harness hooks" "$E2E_TMP/demo.out") -ge 1 ]] || { tail -60 "$E2E_TMP/demo.out"; fail "the rewritten reference was not refused"; }
+awk '/^## Control/,/^## Attack/' "$E2E_TMP/demo.out" | grep -q "changed its harness hooks" &&
+  { tail -80 "$E2E_TMP/demo.out"; fail "the kernel-only change was refused for its hooks"; }
+awk '/^## Control/,/^## Attack/' "$E2E_TMP/demo.out" | grep -q "Round 2 verdict" || { tail -80 "$E2E_TMP/demo.out"; fail "the control round has no verdict"; }
+echo "PASS: kopt init took a plain repository with its own kernel to a recorded baseline; a rewritten reference was refused"
