@@ -1180,7 +1180,10 @@ def assert_hooks_intact(op, hooks, cfg, when):
     """The hooks kopt compares are the ones the run measured with: a kernel that rewrites its
     module's reference or input draw after the fingerprint was taken ends the run (exit 3)."""
     if op is not None and hooks is not None and hooks_fingerprint(op.module, cfg.get("REPO_ROOT") or None) != hooks:
-        raise TamperError("the kernel module's harness hooks (%s) changed %s" % (", ".join(HOOKS), when))
+        raise TamperError("the kernel module's harness hooks (%s) changed %s: their code, a function they call "
+                          "or a value they read was rebound or modified after the module was loaded. If the "
+                          "kernel itself fills a module-level table the hooks read, keep the hooks' state apart "
+                          "from the kernel's" % (", ".join(HOOKS), when))
 
 
 class Op:
@@ -2777,6 +2780,20 @@ def hooks_self_test(check):
     for what in ("reference edited", "helper edited", "constant edited", "input table edited", "hook added",
                  "helper file edited"):
         check(prints[what] != prints["same"], "hooks fingerprint changes: " + what)
+
+    # a kernel that rebinds a hook or changes what it reads after loading ends the run
+    mod = types.ModuleType("kopt_kernel_rebinding")
+    exec("SIZES = {'a': 1}\ndef make_inputs(shape, dtype, device, gen):\n    return SIZES['a']\n", mod.__dict__)
+    holder = types.SimpleNamespace(module=mod)
+    taken = hooks_fingerprint(mod)
+    assert_hooks_intact(holder, taken, {}, "in the self-test")  # unchanged: nothing raised
+    for change in (lambda: mod.SIZES.update(a=2), lambda: setattr(mod, "make_inputs", lambda *a: 2)):
+        change()
+        try:
+            assert_hooks_intact(holder, taken, {}, "in the self-test")
+            check(False, "a hook changed after loading must end the run")
+        except TamperError as e:
+            check("changed in the self-test" in str(e), "the tamper message says when")
 
 
 def self_test():
