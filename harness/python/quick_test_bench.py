@@ -1084,6 +1084,7 @@ def check_imports_inside(repo_root):
 
 
 HOOKS = ("make_inputs", "reference_forward", "reference_backward", "bytes_moved")
+HOOKS_TENSOR_HASHED = 1 << 20  # a module-level tensor the hooks read is hashed up to this many elements
 
 
 def hooks_fingerprint(module, root=None):
@@ -1125,6 +1126,12 @@ def hooks_fingerprint(module, root=None):
             return "function %s.%s" % (v.__module__, v.__qualname__)
         if torch is not None and isinstance(v, torch.dtype):
             return repr(v)
+        if torch is not None and isinstance(v, torch.Tensor):  # a constant table the hooks read
+            head = "tensor %s %s" % (tuple(v.shape), v.dtype)
+            if v.numel() > HOOKS_TENSOR_HASHED:
+                return head + " (contents not hashed)"
+            raw = v.detach().reshape(-1).cpu().contiguous().view(torch.uint8).numpy().tobytes()
+            return head + " " + hashlib.sha256(raw).hexdigest()
         kind = "object %s.%s" % (type(v).__module__, type(v).__qualname__)
         if ours(getattr(sys.modules.get(type(v).__module__), "__file__", None)) and hasattr(v, "__dict__"):
             return "%s %s" % (kind, value_text(dict(vars(v)), depth + 1))
@@ -2782,6 +2789,12 @@ def hooks_self_test(check):
         check(prints[what] != prints["same"], "hooks fingerprint changes: " + what)
 
     # a kernel that rebinds a hook or changes what it reads after loading ends the run
+    if torch is not None:  # a module-level tensor the hooks read counts by its contents
+        tab = types.ModuleType("kopt_kernel_table")
+        exec("import torch\nW = torch.ones(4)\ndef make_inputs(shape, dtype, device, gen):\n    return W\n", tab.__dict__)
+        before = hooks_fingerprint(tab)
+        tab.W[0] = 0.0
+        check(hooks_fingerprint(tab) != before, "hooks fingerprint changes: a tensor the hooks read")
     mod = types.ModuleType("kopt_kernel_rebinding")
     exec("SIZES = {'a': 1}\ndef make_inputs(shape, dtype, device, gen):\n    return SIZES['a']\n", mod.__dict__)
     holder = types.SimpleNamespace(module=mod)
