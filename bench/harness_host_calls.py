@@ -122,12 +122,13 @@ def count_calls(op, shape):
 
 
 def check_cached_words(op, shapes):
-    """The ring's cached word views give the fingerprints the uncached path gives, and see a write."""
+    """The ring's cached word views give the fingerprints the uncached path gives, see a write, and
+    follow an input re-pointed to other storage (x.set_: the cached view would read the old one)."""
     for shape in shapes:
         sb = q.ShapeBench(op, shape, 5, "bf16")
         sb._build_ring()
         slots = sb._refill(5)
-        cached = lambda: q._Fingerprinter(77, sb.verify_budget, lambda s: sb.ring_words.get(id(s)))  # noqa: E731
+        cached = lambda: q._Fingerprinter(77, sb.verify_budget, sb.ring_words.of)  # noqa: E731
         a, b = cached().rows(slots), q._Fingerprinter(77, sb.verify_budget).rows(slots)
         if not (torch.equal(a, b) and torch.equal(cached().rows(slots[:1]), b[:1])):
             sys.exit("harness_host_calls: %s: cached and uncached fingerprints differ" % shape["label"])
@@ -135,6 +136,14 @@ def check_cached_words(op, shapes):
         c = cached().rows(slots)
         if torch.equal(c[2], b[2]) or not torch.equal(c[0], b[0]):
             sys.exit("harness_host_calls: %s: a write to one slot was not seen in its row alone" % shape["label"])
+        x = slots[3][0]
+        x.set_(x.clone())  # same contents, new storage: the row must not change...
+        same = cached().rows(slots)
+        x.view(-1)[0] += 1  # ...and a write to the new storage must show
+        moved = cached().rows(slots)
+        if not torch.equal(same[3], c[3]) or torch.equal(moved[3], c[3]) or \
+                not torch.equal(moved, q._Fingerprinter(77, sb.verify_budget).rows(slots)):
+            sys.exit("harness_host_calls: %s: an input re-pointed to other storage was not followed" % shape["label"])
 
 
 def main():
@@ -146,7 +155,8 @@ def main():
         op, shapes = bench_for([("r", 1, 64, 256), ("odd", 1, 3, 5)], folder)
         if a.check:
             check_cached_words(op, shapes)
-            print("harness_host_calls: cached-words fingerprints equal the uncached ones, and a write is seen")
+            print("harness_host_calls: cached-words fingerprints equal the uncached ones, see a write, and follow "
+                  "a re-pointed input")
         per = count_calls(op, shapes[0])
     print("| direction | " + " | ".join(PHASES) + " | all |")
     print("|---" * (len(PHASES) + 2) + "|")

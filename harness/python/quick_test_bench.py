@@ -1521,9 +1521,9 @@ class _Fingerprinter:
 
     def __init__(self, seed, budget_bytes, words_of=None):
         """`words_of(slot)`: the slot's tensors as _words views made once when the ring was built
-        (None per non-tensor or empty one), or None for a slot it does not know. Taking them again
-        per fingerprint was about 60 of the 170-225 torch calls a timed call cost the host (counted
-        on the CPU, bench/harness_host_calls.py)."""
+        (None per non-tensor or empty one; _RingWords), or None for a slot it does not know. Taking
+        them again per fingerprint was about 75 of the 170-225 torch calls a timed call cost the
+        host (counted on the CPU, bench/harness_host_calls.py)."""
         self.seed, self.budget = seed, budget_bytes
         self.words_of = words_of
         self._weights = {}
@@ -1563,6 +1563,37 @@ class _Fingerprinter:
                 parts.append((stacked * w).sum(dim=1))  # wraps modulo 2^64, in any order
             cols.append(torch.cat(parts) if len(parts) > 1 else parts[0])
         return torch.stack(cols, dim=1) if cols else None
+
+
+class _RingWords:
+    """Each ring slot's tensors as _words views, made once when the ring is built: views, so they
+    follow the contents every refill writes. A view is used only while its tensor still has the
+    storage, shape and strides it was made from: a kernel that re-points an input (`x.set_(...)`)
+    must not leave its fingerprints reading the old storage, so such a tensor's words are taken
+    again, as the uncached path does."""
+
+    def __init__(self, ring):
+        self._slots = {}
+        for slot in ring:
+            self._slots[id(slot)] = [
+                (_words(t), t.data_ptr(), tuple(t.shape), t.stride()) if torch.is_tensor(t) and t.numel() else None
+                for t in slot]
+
+    def of(self, slot):
+        """The slot's words per tensor (None for a non-tensor or empty one), or None for a slot not
+        of this ring."""
+        made = self._slots.get(id(slot))
+        if made is None:
+            return None
+        out = []
+        for t, m in zip(slot, made):
+            if m is None:
+                out.append(None)
+            elif t.data_ptr() == m[1] and tuple(t.shape) == m[2] and t.stride() == m[3]:
+                out.append(m[0])
+            else:
+                out.append(_words(t) if torch.is_tensor(t) and t.numel() else None)
+        return out
 
 
 def _cat_rows(rows):
@@ -1733,7 +1764,7 @@ class ShapeBench:
         self.worst = {d: [] for d in self.directions}
         self.max_err = 0.0
         self.ring = None
-        self.ring_words = {}  # id(slot) -> its tensors' _words views (_build_ring)
+        self.ring_words = _RingWords([])  # the ring's slots as fingerprint words (_build_ring)
         self._events = []
         # A null slot's stand-in output and the positions its snapshot reads (_null_slot): twice
         # the samples, so the snapshot is a gather of UNWRITTEN_SAMPLES as behind a large output.
@@ -1797,9 +1828,7 @@ class ShapeBench:
         free = self.dev.free_memory()
         n = int(max(2, min(want, 1024, (0.10 * free) // set_bytes)))
         self.ring = [tuple(t.detach().clone() for t in base) for _ in range(n)]
-        # Each slot's tensors as flat words, once: views, so they follow the contents each refill writes.
-        self.ring_words = {id(slot): [_words(t) if torch.is_tensor(t) and t.numel() else None for t in slot]
-                           for slot in self.ring}
+        self.ring_words = _RingWords(self.ring)
         self.cursor = 0
         # The checks' temporaries are cached per stream by torch's allocator, so each timing stream
         # may come to hold one budget: together at most a quarter of what is free (an H200 keeps
@@ -1809,7 +1838,7 @@ class ShapeBench:
     def release(self):
         """Frees the ring (the accumulated results stay for row(); a later batch builds it again)."""
         self.ring = None
-        self.ring_words = {}
+        self.ring_words = _RingWords([])
 
     def _refill(self, n):
         """New contents (GPU RNG, queued) in the next n ring slots, drawn the way the op draws its inputs.
@@ -2015,7 +2044,7 @@ class ShapeBench:
         nulls = sorted(self.rng.sample(range(total), null_slots(total))) if dev.drains else []
         events = self._event_sets(total + n_joined + len(nulls))  # then the confirmations', the nulls'
         null_events = dict(zip(nulls, events[total + n_joined:]))
-        fp = _Fingerprinter(_fresh_seed(), self.verify_budget, lambda slot: self.ring_words.get(id(slot)))  # secret weights
+        fp = _Fingerprinter(_fresh_seed(), self.verify_budget, self.ring_words.of)  # the secret weights
         acc = _BatchAcc(total + n_joined)
         acc.picks = _unwritten_picks(self.out_specs if direction == "forward" else self.grad_specs, _fresh_seed(),
                                      dev.dev)
@@ -2803,13 +2832,13 @@ def hooks_self_test(check):
                  "helper file edited"):
         check(prints[what] != prints["same"], "hooks fingerprint changes: " + what)
 
-    # a kernel that rebinds a hook or changes what it reads after loading ends the run
     if torch is not None:  # a module-level tensor the hooks read counts by its contents
         tab = types.ModuleType("kopt_kernel_table")
         exec("import torch\nW = torch.ones(4)\ndef make_inputs(shape, dtype, device, gen):\n    return W\n", tab.__dict__)
         before = hooks_fingerprint(tab)
         tab.W[0] = 0.0
         check(hooks_fingerprint(tab) != before, "hooks fingerprint changes: a tensor the hooks read")
+    # a kernel that rebinds a hook or changes what it reads after loading ends the run
     mod = types.ModuleType("kopt_kernel_rebinding")
     exec("SIZES = {'a': 1}\ndef make_inputs(shape, dtype, device, gen):\n    return SIZES['a']\n", mod.__dict__)
     holder = types.SimpleNamespace(module=mod)

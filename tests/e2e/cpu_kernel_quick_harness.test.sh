@@ -315,7 +315,7 @@ run broken
 grep -q "importing the kernel module failed" "$work/err.log" || fail "import failure not reported"
 
 # The input fingerprints from the ring's cached word views equal the uncached ones and see a write
-# (the cache saves about 75 torch calls of host time per timed call: bench/harness_host_calls.py).
+# (the cache saves about 57 torch calls of host time per timed call: bench/harness_host_calls.py).
 "$py" "$src/bench/harness_host_calls.py" --check >"$work/host_calls.out" 2>&1 ||
   { cat "$work/host_calls.out"; fail "bench/harness_host_calls.py --check"; }
 echo "cpu_kernel_quick_harness: ok"
