@@ -8,14 +8,15 @@ On a GPU each torch call is a dispatch of several microseconds, and a batch's sp
 host's queueing of every call: on an H100 the Triton RMSNorm's batches sat at their floor of 3 calls
 with about 2.9 ms of host time a call (docs/gpu-validation.md, twenty-first session). The count is
 the same on any machine (the harness's code path, not the device), so it is measured here: a batch
-of 8 and one of 24 calls per direction on an RMSNorm-like memory-bound op (torch reference as the
-kernel, bf16, a 64 x 256 shape), and the difference over the 18 more slots (joined calls included)
+of 8 and one of 24 calls per direction on the sample RMSNorm's hooks with its reference as the
+kernel (bf16, a 64 x 256 shape), and the difference over the 18 more slots (joined calls included)
 is one call's share. Phases: `call` (launch, events, the unwritten-output snapshot), `refill` (new
 inputs), `fingerprint rows` (input fingerprints before the call and in its check), `check` (the
 stacked per-call check but the reference), `check: reference` (the per-call reference). Needs a
 python3 with torch.
 """
 import argparse
+import ast
 import collections
 import os
 import sys
@@ -29,36 +30,29 @@ from torch.overrides import TorchFunctionMode  # noqa: E402
 
 import quick_test_bench as q  # noqa: E402
 
-KERNEL = '''import torch
-EPS = 1e-6
-def make_inputs(shape, dtype, device, generator):
-    rows, N = shape["B"] * shape["M"], shape["N"]
-    x = torch.randn((rows, N), generator=generator, device=device, dtype=torch.float32).to(dtype)
-    w = (1.0 + 0.1 * torch.randn((N,), generator=generator, device=device, dtype=torch.float32)).to(dtype)
-    return x, w
-def reference_forward(x, w):
-    xf = x.float()
-    return xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + EPS) * w.float()
-def reference_backward(x, w, grad_out):
-    xf, wf, g = x.float(), w.float(), grad_out.float()
-    rstd = torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + EPS)
-    xhat = xf * rstd
-    wdy = g * wf
-    dx = (wdy - xhat * (xhat * wdy).sum(dim=-1, keepdim=True) / xf.shape[-1]) * rstd
-    return dx, (g * xhat).sum(dim=0)
-def forward(x, w):
-    return reference_forward(x, w).to(x.dtype)
-def backward(x, w, grad_out):
-    dx, dw = reference_backward(x, w, grad_out)
-    return dx.to(x.dtype), dw.to(w.dtype)
-'''
+def kernel_source():
+    """The sample Triton RMSNorm's own hooks (EPS, make_inputs, reference_forward,
+    reference_backward: read out of kernels/triton/rmsnorm.py without importing Triton), with a
+    forward and backward that are the reference itself, so the op runs on the CPU."""
+    path = os.path.join(HERE, "..", "kernels", "triton", "rmsnorm.py")
+    text = open(path, encoding="utf-8").read()
+    keep = {"EPS", "make_inputs", "reference_forward", "reference_backward"}
+    parts = ["import torch"]
+    for node in ast.parse(text).body:
+        names = {t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)} | {getattr(node, "name", None)}
+        if names & keep:
+            parts.append(ast.get_source_segment(text, node))
+    parts.append("def forward(x, w):\n    return reference_forward(x, w).to(x.dtype)")
+    parts.append("def backward(x, w, grad_out):\n    dx, dw = reference_backward(x, w, grad_out)\n"
+                 "    return dx.to(x.dtype), dw.to(w.dtype)")
+    return "\n\n".join(parts) + "\n"
 PHASES = ("call", "refill", "fingerprint rows", "check", "check: reference")
 
 
 def bench_for(shapes, folder):
     path = os.path.join(folder, "rms_host.py")
     with open(path, "w") as f:
-        f.write(KERNEL)
+        f.write(kernel_source())
     cfg = {"BACKEND": "TORCH", "BACKEND_ENV": "", "KIND": "memory", "KERNEL_MODULE": path, "FORWARD": "forward",
            "BACKWARD": "backward", "INPUT_DTYPE": "bf16", "CHECK": "bf16", "SHAPES": shapes}
     shapes = q.validate_config(cfg)
