@@ -1183,10 +1183,16 @@ def hooks_fingerprint(module, root=None):
     return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def op_hooks(op, cfg):
+    """The loaded op's hooks_fingerprint, over the tree's files (REPO_ROOT) when the config names
+    them; None when no kernel module loaded."""
+    return hooks_fingerprint(op.module, cfg.get("REPO_ROOT") or None) if op is not None else None
+
+
 def assert_hooks_intact(op, hooks, cfg, when):
     """The hooks kopt compares are the ones the run measured with: a kernel that rewrites its
     module's reference or input draw after the fingerprint was taken ends the run (exit 3)."""
-    if op is not None and hooks is not None and hooks_fingerprint(op.module, cfg.get("REPO_ROOT") or None) != hooks:
+    if hooks is not None and op_hooks(op, cfg) != hooks:
         raise TamperError("the kernel module's harness hooks (%s) changed %s: their code, a function they call "
                           "or a value they read was rebound or modified after the module was loaded. If the "
                           "kernel itself fills a module-level table the hooks read, keep the hooks' state apart "
@@ -2537,7 +2543,7 @@ class Worker:
     def __init__(self, cfg, shapes, device, op, load_error):
         self.cfg, self.device, self.op, self.load_error = cfg, device, op, load_error
         # what kopt compares with the other arm's (hooks_fingerprint); None: no kernel module loaded
-        self.hooks = hooks_fingerprint(op.module, cfg.get("REPO_ROOT") or None) if op is not None else None
+        self.hooks = op_hooks(op, cfg)
         self.kind = cfg["KIND"]
         self.shapes = {s["label"]: s for s in shapes}
         self.order = [s["label"] for s in shapes]
@@ -2728,7 +2734,7 @@ def run(cfg, argv, base_dir):
     device = Device() if opts.device == "cuda" else CpuDevice()
     dtype = torch_dtype(cfg["INPUT_DTYPE"], device.is_rocm, device.arch)
     op, _error = load_op(cfg, base_dir, device, dtype, shapes)
-    hooks = hooks_fingerprint(op.module, cfg.get("REPO_ROOT") or None) if op is not None else None
+    hooks = op_hooks(op, cfg)
 
     rows, series = [], []
     for shape in shapes:
