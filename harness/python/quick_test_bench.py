@@ -2429,7 +2429,7 @@ def load_op(cfg, base_dir, device, dtype, shapes):
 # pure Python (tested by --self-test); Worker does the measuring.
 
 WORKER_PROTOCOL = 1
-WORKER_OPS = ("hello", "prepare", "batch", "row", "quit")
+WORKER_OPS = ("hello", "warm", "prepare", "batch", "row", "quit")
 MAX_BATCH_CALLS = 1 << 16
 _U64 = 1 << 64
 
@@ -2479,12 +2479,12 @@ def parse_request(line):
                 raise RequestError("hello needs an integer 'protocol'")
             if p != WORKER_PROTOCOL:
                 raise RequestError("this harness speaks worker protocol %d, not %d" % (WORKER_PROTOCOL, p))
-        if op in ("prepare", "batch", "row"):
+        if op in ("prepare", "batch", "row", "warm"):
             shape = req.get("shape")
             if not isinstance(shape, str) or not shape:
                 raise RequestError("%s needs 'shape', a shape label" % op)
             fields["shape"] = shape
-        if op in ("prepare", "batch"):
+        if op in ("prepare", "batch", "warm"):
             fields["seed"] = parse_seed(req.get("seed"))
         if op == "prepare":
             sizing = req.get("sizing", True)
@@ -2556,6 +2556,8 @@ class Worker:
                          "csv_header": csv_text(self.kind, []).rstrip("\n"), "shapes": list(self.order)}
                 if self.hooks:
                     reply["hooks"] = self.hooks
+                if self.op is not None:
+                    reply["warm"] = True
                 return reply
             label = f["shape"]
             if label not in self.shapes:
@@ -2563,6 +2565,26 @@ class Worker:
             return getattr(self, "_" + op)(label, f)
         finally:
             assert_timers_intact("while serving '%s'" % op)
+
+    def _warm(self, label, f):
+        """The shape's full check once, thrown away: the first use of the kernel (a JIT's compile or
+        cache load, its first launches) and of the checks on this shape's sizes, which the first
+        prepare paid, one worker at a time. kopt sends it to every worker of a look at once, after
+        the tests and before anything is timed (harness/WORKER-PROTOCOL.md); nothing here is timed
+        and no calibration runs (that waits for the first prepare)."""
+        if self.op is None:
+            raise RequestError("nothing to warm: the kernel module did not load (%s)" % one_line(self.load_error, 200))
+        t0 = _perf_counter()
+        try:
+            check = "PASS" if ShapeBench(self.op, self.shapes[label], f["seed"], self.cfg["CHECK"]).passed else "FAIL"
+        except TamperError:
+            raise
+        except Exception as e:  # the prepare that follows reports it
+            print("%s: warm %s: %s: %s" % (HARNESS_NAME, label, type(e).__name__, e), file=sys.stderr)
+            check = "ERROR"
+        ms = (_perf_counter() - t0) * 1e3
+        _log_times("warm " + label, [("check", ms)], "check " + check)
+        return {"shape": label, "check": check, "ms": ms}
 
     def _prepare(self, label, f):
         t_entry = _perf_counter()  # the log's "in all" against kopt's prepare_ms tells where the rest goes
@@ -3078,6 +3100,9 @@ def self_test():
     check(refused('{"id":7}', "unknown op", 7), "missing op refused")
     check(refused('{"id":8,"op":"hello","protocol":2}', "protocol 1", 8), "other protocol refused")
     check(refused('{"id":8,"op":"hello","protocol":true}', "integer", 8), "boolean protocol refused")
+    check(parse_request('{"id":3,"op":"warm","shape":"s1","seed":"7"}') == (3, "warm", {"shape": "s1", "seed": 7}),
+          "warm with its shape and seed")
+    check(refused('{"id":3,"op":"warm","seed":"7"}', "warm needs 'shape'", 3), "warm without a shape refused")
     check(refused('{"id":9,"op":"prepare","shape":"s1","seed":12}', "decimal string", 9), "numeric seed refused")
     check(refused('{"id":9,"op":"prepare","shape":"s1","seed":"-1"}', "decimal string", 9), "negative seed refused")
     check(refused('{"id":9,"op":"prepare","shape":"s1","seed":"1e3"}', "decimal string", 9), "float seed refused")

@@ -90,6 +90,10 @@ WorkerReply<WorkerHello> parseHello(const json& reply) {
     if (!hooks->is_string()) return broken("hello: 'hooks' must be the harness's fingerprint string");
     h.hooks = hooks->get<std::string>();
   }
+  if (const json* warm = field(reply, "warm")) {
+    if (!warm->is_boolean()) return broken("hello: 'warm' must be true or false");
+    h.warms = warm->get<bool>();
+  }
   return h;
 }
 
@@ -179,8 +183,26 @@ WorkerReply<std::string> parseRow(const json& reply, const std::string& shape) {
   return text;
 }
 
+WorkerReply<WarmedShape> parseWarmed(const json& reply, const std::string& shape) {
+  WarmedShape w;
+  w.shape = shape;
+  WorkerFailure err;
+  if (!expectShape(reply, shape, err)) return err;
+  const json* check = field(reply, "check");
+  std::optional<measure::Check> c = check && check->is_string() ? measure::parseCheck(check->get<std::string>()) : std::nullopt;
+  if (!c) return broken("warm: 'check' must be PASS, FAIL or ERROR");
+  w.check = *c;
+  const json* ms = field(reply, "ms");
+  if (!ms || !ms->is_number() || !std::isfinite(ms->get<double>()) || ms->get<double>() < 0) {
+    return broken("warm: 'ms' must be the non-negative milliseconds the warm took");
+  }
+  w.ms = ms->get<double>();
+  return w;
+}
+
 bool BenchWorker::start(const exec::WorkerSpec& spec, std::string& error) {
   broken_ = false;
+  warmed_ = false;
   quitSent_ = false;
   nextId_ = 1;
   pending_.reset();
@@ -281,6 +303,21 @@ WorkerReply<std::string> BenchWorker::row(const std::string& shape, std::chrono:
                                           const CancellationToken& cancel) {
   return then<std::string>(call({{"op", "row"}, {"shape", shape}}, timeout, cancel),
                            [&](const json& r) { return parseRow(r, shape); }, broken_, arm_);
+}
+
+std::optional<WorkerFailure> BenchWorker::startWarm(const WarmRequest& warm) {
+  warmShape_ = warm.shape;
+  return send({{"op", "warm"}, {"shape", warm.shape}, {"seed", std::to_string(warm.seed)}});
+}
+
+WorkerReply<WarmedShape> BenchWorker::finishWarm(std::chrono::milliseconds timeout, const CancellationToken& cancel) {
+  if (!pending_ || pending_->op != "warm") {
+    return WorkerFailure{WorkerFailureKind::Broken, "no warm request to the " + arm_ + " worker is waiting for a reply"};
+  }
+  auto reply = then<WarmedShape>(receive(timeout, cancel), [&](const json& r) { return parseWarmed(r, warmShape_); },
+                                 broken_, arm_);
+  if (std::holds_alternative<WarmedShape>(reply)) warmed_ = true;
+  return reply;
 }
 
 void BenchWorker::sendQuit() {

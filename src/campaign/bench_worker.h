@@ -29,6 +29,7 @@ struct WorkerHello {
   std::string csvHeader;
   std::vector<std::string> shapes;
   std::string hooks;  // the kernel module's hooks fingerprint (harness_hooks.h), "" when the harness has none
+  bool warms = false;  // answers the optional 'warm' request (BenchWorker::startWarm)
 };
 
 struct PreparedShape {
@@ -37,6 +38,19 @@ struct PreparedShape {
   std::string problem;
   std::map<measure::Direction, double> callMs;  // warm-up estimate of one call per direction
   double stepMs() const;                         // one call of every direction together
+};
+
+// What a warm request asks for: the look's first shape, drawn from `seed`.
+struct WarmRequest {
+  std::string shape;
+  std::uint64_t seed = 0;
+};
+
+// A warm request's reply: the shape's full check ran once, untimed, and was thrown away.
+struct WarmedShape {
+  std::string shape;
+  measure::Check check = measure::Check::Error;
+  double ms = 0;  // the worker's time on it
 };
 
 struct BatchResult {
@@ -71,6 +85,7 @@ WorkerReply<WorkerHello> parseHello(const nlohmann::json& reply);
 WorkerReply<PreparedShape> parsePrepared(const nlohmann::json& reply, const std::string& shape);
 WorkerReply<BatchResult> parseBatch(const nlohmann::json& reply, const std::string& shape, int calls);
 WorkerReply<std::string> parseRow(const nlohmann::json& reply, const std::string& shape);
+WorkerReply<WarmedShape> parseWarmed(const nlohmann::json& reply, const std::string& shape);
 
 // What a prepare's warm-up measures besides warming up: kopt sizes a shape's batches from the best
 // arm's cost of one more call, measured by a long sizing batch. Both arms run it in the same look
@@ -96,6 +111,13 @@ class BenchWorker {
                                  std::chrono::milliseconds timeout, const CancellationToken& cancel);
   WorkerReply<std::string> row(const std::string& shape, std::chrono::milliseconds timeout,
                                const CancellationToken& cancel);
+  // The optional warm request (a worker whose hello has `warms`): the first use of the kernel and
+  // of the harness's checks, on `shape`, untimed. Split in two so several workers warm at once:
+  // startWarm() sends it (the worker must be running), finishWarm() reads the reply. A warm that
+  // was not started is a Broken failure. warmed(): a warm of this worker ended in a reply.
+  std::optional<WorkerFailure> startWarm(const WarmRequest& warm);
+  WorkerReply<WarmedShape> finishWarm(std::chrono::milliseconds timeout, const CancellationToken& cancel);
+  bool warmed() const { return warmed_; }
   // Asks the worker to quit without waiting for it: two workers then tear down (torch and CUDA
   // take about a second) at the same time. close() after it does not ask again.
   void sendQuit();
@@ -120,6 +142,8 @@ class BenchWorker {
   bool quitSent_ = false;
   std::optional<Pending> pending_;
   std::optional<WorkerHello> hello_;
+  std::string warmShape_;  // the shape of the warm in flight
+  bool warmed_ = false;
 };
 
 }  // namespace kopt::campaign

@@ -83,12 +83,15 @@ double msSince(Clock::time_point t0) { return std::chrono::duration<double, std:
 // look costs is start-up and preparation more than timed batches (docs/performance.md).
 struct SessionTiming {
   double startMs = 0;  // both workers started until both said hello
+  double warmMs = 0;   // the workers' warm-up, spares for later sessions included (all at once)
   std::vector<std::string> spares;  // the arms whose workers were started ahead
   struct Shape {
     std::string shape;
     double prepareMs = 0, blocksMs = 0, rowMs = 0;
     double batchWallMs = 0;    // the workers' timed part of each batch (spin, calls, checks, the one read)
     double batchHandleMs = 0;  // the workers' whole time on each batch request; blocksMs less this is kopt's
+    double strayScanMs = 0;  // kopt's scans for processes that left a worker's session, one a block
+    double stopCheckMs = 0;  // kopt's checks that the idle worker's processes all stopped, one a batch
     double stepMs = 0;  // the best's cost of one call of every direction that sized the batches
     int callsPerBatch = 0;  // batch_ms / stepMs, at least 3: a step above batch_ms / 3 shows as 3
     bool sizedFromMemo = false;  // the batches were sized from an earlier look of the same best build
@@ -96,7 +99,7 @@ struct SessionTiming {
   std::vector<Shape> shapes;
   double closeMs = 0, totalMs = 0;
   json toJson() const {
-    json out{{"start_ms", startMs}, {"spare_workers", spares}, {"close_ms", closeMs}, {"total_ms", totalMs},
+    json out{{"start_ms", startMs}, {"warm_ms", warmMs}, {"spare_workers", spares}, {"close_ms", closeMs}, {"total_ms", totalMs},
              {"shapes", json::array()}};
     for (const auto& s : shapes) {
       out["shapes"].push_back({{"shape", s.shape},
@@ -105,6 +108,8 @@ struct SessionTiming {
                                {"batch_wall_ms", s.batchWallMs},
                                {"batch_handle_ms", s.batchHandleMs},
                                {"row_ms", s.rowMs},
+                               {"stray_scan_ms", s.strayScanMs},
+                               {"stop_check_ms", s.stopCheckMs},
                                {"step_ms", s.stepMs},
                                {"calls_per_batch", s.callsPerBatch},
                                {"sized_from_memo", s.sizedFromMemo}});
@@ -198,10 +203,42 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
       arms[kCandidate].error = *refusal;
     }
   }
-  // The spares kept for later sessions are through their start-up (GPU context, kernel module,
-  // the harness's first use) and stopped before this look times anything.
-  SpareWorkers::shared().settle(timeout, cancel);
   timing.startMs = msSince(t0);
+  std::vector<std::string> shapes = plan.shapes;
+  if (shapes.empty()) shapes = arms[kBest].hello.shapes;
+  // Every worker's first use of the kernel and of the harness's checks (a JIT's load and first
+  // launches: 0.6-0.7 s of each Triton RMSNorm worker's first prepare on an H100, twenty-first
+  // session), untimed and in all of them at once: this look's two and the spares kept for its later
+  // sessions. Here, once the tests are over and before anything is timed; run one worker at a time
+  // in each prepare, it was 3.6 s of a baseline. Warming at start-up instead ran beside the tests
+  // and failed them. A spare taken from an earlier look warmed there.
+  const auto warming = Clock::now();
+  std::optional<WarmRequest> warm;
+  if (!shapes.empty() && arms[kCandidate].error.empty() && arms[kBest].error.empty()) {
+    warm = WarmRequest{shapes.front(), seeds_()};
+  }
+  bool warmSent[2] = {false, false};
+  for (int a : {kBest, kCandidate}) {
+    ArmState& arm = arms[a];
+    if (!warm || !arm.hello.warms || arm.worker->warmed()) continue;
+    arm.worker->process().resume();
+    if (auto f = arm.worker->startWarm(*warm)) {
+      arm.error = f->message;
+    } else {
+      warmSent[a] = true;
+    }
+  }
+  // The spares kept for later sessions are through their start-up (GPU context, kernel module,
+  // the harness's first use) and warm-up, and stopped before this look times anything.
+  SpareWorkers::shared().settle(timeout, cancel, warm);
+  for (int a : {kBest, kCandidate}) {
+    if (!warmSent[a]) continue;
+    ArmState& arm = arms[a];
+    auto reply = arm.worker->finishWarm(timeout, cancel);
+    if (auto* f = std::get_if<WorkerFailure>(&reply); f && !f->workerUsable()) arm.error = f->message;
+    arm.worker->process().stop();
+  }
+  timing.warmMs = msSince(warming);
   // From here on both workers share workerCpu (one runs at a time). Pinned now, while both are
   // stopped, so that no thread escapes the mask: start-up ran on any CPU kopt may use.
   if (workerCpu) {
@@ -214,8 +251,6 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
       }
     }
   }
-  std::vector<std::string> shapes = plan.shapes;
-  if (shapes.empty()) shapes = arms[kBest].hello.shapes;
 
   // Per block index (relative to `first`) and arm, the calls it measured.
   std::vector<std::array<BlockSamples, 2>> blocks(static_cast<std::size_t>(std::max(0, count)));
@@ -304,14 +339,20 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
         // A process that left a worker's session (setsid, double fork) is neither stopped with its
         // arm nor ended with it, and could slow the other arm: end it and refuse the look. The best
         // passed these checks when it was the candidate; the code under test is the candidate's.
-        if (const auto strays = exec::endStrayProcesses(); !strays.empty()) {
+        const auto scanning = Clock::now();
+        const auto strays = exec::endStrayProcesses();
+        shapeTiming.strayScanMs += msSince(scanning);
+        if (!strays.empty()) {
           arms[kCandidate].error = "the measurement is refused: " + exec::strayText(strays) +
                                    " (found between the blocks of " + shape + ")";
           break;
         }
         for (bool candidateTurn : blockOrder(index)) {
           const int a = candidateTurn ? kCandidate : kBest;
-          if (!otherStopped(a)) break;
+          const auto checking = Clock::now();
+          const bool idleStopped = otherStopped(a);
+          shapeTiming.stopCheckMs += msSince(checking);
+          if (!idleStopped) break;
           const std::uint64_t batchSeed = seeds_();
           const bool ok = request(a, [&](BenchWorker& w) {
             auto r = w.batch(shape, calls, batchSeed, timeout, cancel);

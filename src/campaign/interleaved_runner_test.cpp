@@ -329,6 +329,51 @@ TEST_CASE("workers kept for a later session wait stopped through an earlier look
   for (pid_t pid : later) CHECK(::kill(pid, 0) == -1);  // they answered session 1 and quit with it
 }
 
+TEST_CASE("a look's workers and the spares kept for its later session warm up all at once, before any prepare") {
+  const fs::path meet = fs::temp_directory_path() / ("kopt_warm_meet_" + std::to_string(::getpid()));
+  fs::remove_all(meet);
+  fs::create_directories(meet);
+  const json warm{{"warm", true}, {"warm_meet", meet.string()}, {"warm_meet_count", 4}};
+  Fixture f("warm", warm, warm);
+  f.meetAtStart();  // the prepares are logged too
+  const MeasurementPlan plan = f.planWithBuilds("baseline tree", "baseline commit");
+  std::string error;
+  for (bool candidate : {true, false}) {
+    const std::string look = sessionStem(plan.tag, 1);
+    REQUIRE(SpareWorkers::shared().offer(armName(candidate),
+                                         armWorkerSpec(plan, candidate, f.runs / ("ahead-" + look + "-" + armName(candidate) + ".log")),
+                                         armBuild(plan, candidate), error, look));
+  }
+  InterleavedRunner runner(counter);
+  REQUIRE(runner.run(plan, 0, 1, 0, CallContext{}, 0, 2).size() == 1);
+  // Session 1's workers warm in session 0's look and not again in their own.
+  REQUIRE(runner.run(plan, 1, 1, 1, CallContext{}, 0, 2).size() == 1);
+  std::vector<std::string> warms, rest;
+  for (const auto& line : f.logLines()) {
+    if (line.find(" hello ") != std::string::npos) continue;  // the rendezvous at start-up
+    (line.find(" warm ") != std::string::npos ? warms : rest).push_back(line);
+  }
+  // Four warms of the first shape, all four workers warming at the same time...
+  REQUIRE(warms.size() == 4);
+  for (const auto& line : warms) {
+    CAPTURE(line);
+    CHECK(line.find(" warm s1 met=yes") != std::string::npos);
+  }
+  // ...and before anything else: the first four log lines.
+  const auto lines = f.logLines();
+  std::size_t warmsFirst = 0;
+  for (const auto& line : lines) {
+    if (line.find(" hello ") != std::string::npos) continue;
+    if (line.find(" warm ") == std::string::npos) break;
+    ++warmsFirst;
+  }
+  CHECK(warmsFirst == 4);
+  CHECK_FALSE(rest.empty());
+  std::ifstream timingFile(f.runs / "t-s0-timing.json");
+  CHECK(json::parse(timingFile)["warm_ms"].get<double>() > 0);
+  fs::remove_all(meet);
+}
+
 TEST_CASE("a worker started ahead for another build is not taken: it ends, and the look starts its own") {
   Fixture f("stale", json::object(), json::object());
   const MeasurementPlan plan = f.planWithBuilds("candidate build 2");
@@ -495,6 +540,25 @@ TEST_CASE("hello and prepare replies are checked field by field") {
   CHECK(std::holds_alternative<WorkerFailure>(
       parsePrepared(json::parse(R"({"shape":"a","check":"PASS","call_ms":{"sideways":1}})"), "a")));
   CHECK(std::holds_alternative<WorkerFailure>(parseRow(json::parse(R"({"shape":"a","row":"x\ny"})"), "a")));
+}
+
+TEST_CASE("the optional warm request: offered in hello, its reply checked field by field") {
+  CHECK_FALSE(std::get<WorkerHello>(parseHello(json::parse(R"({"protocol":1,"csv_header":"l","shapes":["a"]})"))).warms);
+  CHECK(std::get<WorkerHello>(parseHello(json::parse(R"({"protocol":1,"csv_header":"l","shapes":["a"],"warm":true})"))).warms);
+  CHECK(std::holds_alternative<WorkerFailure>(
+      parseHello(json::parse(R"({"protocol":1,"csv_header":"l","shapes":["a"],"warm":"yes"})"))));
+  auto w = parseWarmed(json::parse(R"({"shape":"a","check":"FAIL","ms":612.5})"), "a");
+  REQUIRE(std::holds_alternative<WarmedShape>(w));
+  CHECK((std::get<WarmedShape>(w).check == measure::Check::Fail));
+  CHECK(std::get<WarmedShape>(w).ms == doctest::Approx(612.5));
+  CHECK(std::holds_alternative<WorkerFailure>(parseWarmed(json::parse(R"({"shape":"b","check":"PASS","ms":1})"), "a")));
+  CHECK(std::holds_alternative<WorkerFailure>(parseWarmed(json::parse(R"({"shape":"a","check":"PASS"})"), "a")));
+  CHECK(std::holds_alternative<WorkerFailure>(parseWarmed(json::parse(R"({"shape":"a","check":"PASS","ms":-1})"), "a")));
+  // A warm reply read where none was asked for is the caller's mistake, not the worker's.
+  BenchWorker idle("candidate");
+  auto none = idle.finishWarm(std::chrono::milliseconds(10), CancellationToken{});
+  REQUIRE(std::holds_alternative<WorkerFailure>(none));
+  CHECK(std::get<WorkerFailure>(none).message.find("no warm request") != std::string::npos);
 }
 
 }  // namespace kopt::campaign

@@ -78,25 +78,46 @@ void SpareWorkers::clear(const std::function<bool(const std::string& look)>& kee
   }
 }
 
-bool SpareWorkers::settle(std::chrono::milliseconds timeout, const CancellationToken& cancel) {
+bool SpareWorkers::settle(std::chrono::milliseconds timeout, const CancellationToken& cancel,
+                          const std::optional<WarmRequest>& warm) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto it = spares_.begin(); it != spares_.end();) {
-    BenchWorker& worker = *it->worker;
-    if (it->settled) {  // stopped by an earlier look and not resumed since
-      ++it;
-      continue;
+  // First every unsettled spare's hello, each warm sent as soon as its hello is in (the spares
+  // warm while the next one is asked), then the warms' replies.
+  std::vector<bool> ready(spares_.size(), false), warming(spares_.size(), false);
+  for (std::size_t i = 0; i < spares_.size(); ++i) {
+    Spare& spare = spares_[i];
+    if (spare.settled) continue;  // stopped by an earlier look and not resumed since
+    BenchWorker& worker = *spare.worker;
+    auto hello = cancel.cancelled() ? WorkerReply<WorkerHello>(WorkerFailure{WorkerFailureKind::Cancelled, ""})
+                                    : worker.hello(timeout, cancel);
+    ready[i] = hello.index() == 0;
+    if (ready[i] && warm && std::get<WorkerHello>(hello).warms && !worker.warmed()) {
+      ready[i] = !worker.startWarm(*warm);
+      warming[i] = ready[i];
     }
-    const bool ready = !cancel.cancelled() && worker.hello(timeout, cancel).index() == 0;
-    if (ready) worker.process().stop();
-    // Stopped means every process of its session (a spare runs the kernel's module code too).
-    if (ready && worker.process().allStopped()) {
-      it->settled = true;
-      ++it;
-      continue;
-    }
-    end(worker);
-    it = spares_.erase(it);
   }
+  for (std::size_t i = 0; i < spares_.size(); ++i) {
+    if (!warming[i]) continue;
+    auto reply = spares_[i].worker->finishWarm(timeout, cancel);
+    // A refusal leaves the spare usable (its prepare will say what is wrong); anything else ends it.
+    if (auto* f = std::get_if<WorkerFailure>(&reply); f && !f->workerUsable()) ready[i] = false;
+  }
+  std::vector<Spare> kept;
+  for (std::size_t i = 0; i < spares_.size(); ++i) {
+    Spare& spare = spares_[i];
+    BenchWorker& worker = *spare.worker;
+    if (!spare.settled && ready[i] && !cancel.cancelled()) {
+      worker.process().stop();
+      // Stopped means every process of its session (a spare runs the kernel's module code too).
+      spare.settled = worker.process().allStopped();
+    }
+    if (spare.settled) {
+      kept.push_back(std::move(spare));
+    } else {
+      end(worker);
+    }
+  }
+  spares_ = std::move(kept);
   return !cancel.cancelled();
 }
 

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,9 +52,12 @@ class SpareWorkers {
   void clear(const std::function<bool(const std::string& look)>& keep = nullptr);
 
   // Waits (each at most `timeout`) until every spare not yet settled has started up and said
-  // hello, then stops it; a spare that fails to is ended. False when `cancel` fired: the unsettled
-  // rest are ended too.
-  bool settle(std::chrono::milliseconds timeout, const CancellationToken& cancel);
+  // hello, then stops it; a spare that fails to is ended. With `warm`, each spare whose hello
+  // offers it first warms up (BenchWorker::startWarm), all of them at once, and is stopped when it
+  // answered: the caller's own workers may be warming at the same time. False when `cancel` fired:
+  // the unsettled rest are ended too.
+  bool settle(std::chrono::milliseconds timeout, const CancellationToken& cancel,
+              const std::optional<WarmRequest>& warm = std::nullopt);
 
   // The spares' process ids (tests).
   std::vector<pid_t> pids();

@@ -126,6 +126,8 @@ if h.get("protocol") != 1 or h.get("csv_header") != header or h.get("shapes") !=
     fail("hello: %r (CLI header %r)" % (h, header))
 if not isinstance(h.get("harness"), str) or not isinstance(h.get("device"), str):
     fail("hello: harness/device must be strings: %r" % h)
+if h.get("warm") is not True:
+    fail("hello: a harness with its kernel loaded offers warm: %r" % h)
 
 def prepare(shape, seed="12345678901234567890"):
     r = req("prepare", shape=shape, seed=seed)
@@ -183,6 +185,11 @@ def honest_round(shape):
         fail("row numbers not in the CLI's %%.6g format: %r" % cells)
 
 if scenario in ("honest", "chatty"):
+    # kopt's warm before the first prepare: the full check once, thrown away
+    w = req("warm", shape="s1", seed="7")
+    if w.get("shape") != "s1" or w.get("check") != "PASS" or not (isinstance(w.get("ms"), float) and w["ms"] >= 0):
+        fail("warm of an honest kernel: %r" % w)
+    req("warm", expect_ok=False, shape="nope", seed="7")
     honest_round("s1")
     honest_round("s2")
     finish()
