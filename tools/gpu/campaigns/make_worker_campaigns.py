@@ -95,6 +95,21 @@ with open(os.path.join(HERE, "triton_matmul_worker_40ms_rounds.json"), "w") as f
     json.dump(rounds, f, indent=1)
     f.write("\n")
 
+# The same matmul rounds at a 5 % target MDE: on the H100s of 2026-12-06 mm_1k's per-batch noise
+# kept 2 % out of reach at any number of blocks, and no matmul round ran. At 5 % a look keeps the
+# least 8 blocks, so its rounds show what validate_round costs with all 5 shapes; the planted 3 %
+# on mm_4k and the A/A rounds are judged as ever (delta is the 1.5 % policy margin).
+with open(os.path.join(HERE, "triton_matmul_worker_5pct.yaml"), "w") as f:
+    f.write("# triton_matmul_worker.yaml at a 5 % target MDE: on the H100s of 2026-12-06 mm_1k's per-batch noise\n"
+            "# kept the 2 % target out of reach and refused the BASELINE; this one measures validate_round's\n"
+            "# cost with all 5 shapes at the least 8 blocks a look.\n"
+            + worker_yaml("matmul") + "  target_mde_pct: 5\n")
+with open(os.path.join(HERE, "triton_matmul_worker_5pct_rounds.json"), "w") as f:
+    rounds = worker_script("matmul", exploit=False, planted_first=True)
+    rounds["steps"][0]["args"]["manifest_yaml"] = "@file:tools/gpu/campaigns/triton_matmul_worker_5pct.yaml"
+    json.dump(rounds, f, indent=1)
+    f.write("\n")
+
 for kernel in ("matmul", "rmsnorm"):
     with open(os.path.join(HERE, f"triton_{kernel}_worker.yaml"), "w") as f:
         f.write(worker_yaml(kernel))
