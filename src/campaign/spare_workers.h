@@ -11,8 +11,9 @@
 // `look` named) ends with every look that starts, so it never sits beside timed batches while it
 // starts up. run_baseline also offers every worker of its A/A sessions at once, each kept
 // for its own session's look (`look`: interleaved_runner.h sessionStem): those that wait for a
-// later session of the same measurement are made to finish starting up and are stopped
-// (settle()) before a look times anything, so they sit beside its batches as the idle arm does.
+// later session of the same measurement are made to finish starting up, warm up together with the
+// look's own workers, and are stopped (settle()) before a look times anything, so they sit beside
+// its batches as the idle arm does.
 // Local workers only (exec/worker_process.h).
 #include <sys/types.h>
 
