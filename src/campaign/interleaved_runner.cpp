@@ -79,6 +79,18 @@ struct ArmState {
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
+// {"candidate": {"median": m, "max": x}, "best": ...} of each arm's idle probes; null without any.
+json probeSummary(const std::vector<double> (&probes)[2]) {
+  json out = json::object();
+  for (int a : {kCandidate, kBest}) {
+    std::vector<double> v = probes[a];
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    out[armName(a)] = {{"median", v[v.size() / 2]}, {"max", v.back()}, {"batches", v.size()}};
+  }
+  return out.empty() ? json(nullptr) : out;
+}
+
 // Where one worker session's time went, written beside its logs as <stem>-timing.json: what a
 // look costs is start-up and preparation more than timed batches (docs/performance.md).
 struct SessionTiming {
@@ -92,6 +104,10 @@ struct SessionTiming {
     double batchHandleMs = 0;  // the workers' whole time on each batch request; blocksMs less this is kopt's
     double strayScanMs = 0;  // kopt's scans for processes that left a worker's session, one a block
     double stopCheckMs = 0;  // kopt's checks that the idle worker's processes all stopped, one a batch
+    // Per arm, each batch's idle probe (a tiny kernel's launch-to-sync latency just before the
+    // batch, GPU harnesses): how quiet the GPU was when the other arm had just been stopped. Only
+    // recorded: what an honest pair reads is the data a busy-GPU refusal would need first.
+    std::vector<double> idleProbeUs[2];
     double stepMs = 0;  // the best's cost of one call of every direction that sized the batches
     int callsPerBatch = 0;  // batch_ms / stepMs, at least 3: a step above batch_ms / 3 shows as 3
     bool sizedFromMemo = false;  // the batches were sized from an earlier look of the same best build
@@ -110,6 +126,7 @@ struct SessionTiming {
                                {"row_ms", s.rowMs},
                                {"stray_scan_ms", s.strayScanMs},
                                {"stop_check_ms", s.stopCheckMs},
+                               {"idle_probe_us", probeSummary(s.idleProbeUs)},
                                {"step_ms", s.stepMs},
                                {"calls_per_batch", s.callsPerBatch},
                                {"sized_from_memo", s.sizedFromMemo}});
@@ -360,6 +377,7 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
               errors[a] += b->errors;
               shapeTiming.batchWallMs += b->wallMs;
               shapeTiming.batchHandleMs += b->handleMs.value_or(0);
+              if (b->idleProbeUs) shapeTiming.idleProbeUs[a].push_back(*b->idleProbeUs);
               for (const auto& s : b->series) blocks[static_cast<std::size_t>(i)][a].add(s);
             }
             return r;

@@ -121,7 +121,7 @@ TEST_CASE("blocks alternate ABBA and BAAB, and batches are sized from the best's
 }
 
 TEST_CASE("two honest workers: one pair per block, the idle worker stopped during every batch") {
-  Fixture f("honest", json{{"ms", 1.0}}, json{{"ms", 1.25}});
+  Fixture f("honest", json{{"ms", 1.0}, {"probe_us", 7.5}}, json{{"ms", 1.25}, {"probe_us", 9.0}});
   const MeasurementPlan plan = f.plan();
   InterleavedRunner runner(counter);
   auto pairs = runner.run(plan, 0, 4, 0, CallContext{}, 0, 8);
@@ -157,6 +157,12 @@ TEST_CASE("two honest workers: one pair per block, the idle worker stopped durin
     const double b = *p.best.summary.find("s1");
     CHECK(c / b == doctest::Approx(1.25));
   }
+  // Each arm's idle probes (one a batch: 2 shapes x 4 blocks x 2 batches) are summarised per shape.
+  std::ifstream timingFile(f.runs / "t-s0-timing.json");
+  const json probes = json::parse(timingFile)["shapes"][0]["idle_probe_us"];
+  CHECK(probes["candidate"]["median"] == 7.5);
+  CHECK(probes["best"]["max"] == 9.0);
+  CHECK(probes["best"]["batches"] == 8);
   // Blocks of a later look continue the numbering and the order.
   auto more = runner.run(plan, 4, 2, 1, CallContext{}, 0, 4);
   REQUIRE(more.size() == 2);
