@@ -30,6 +30,12 @@ bool expectShape(const json& reply, const std::string& shape, WorkerFailure& err
   return true;
 }
 
+// The reply's "check" (prepare, warm), or nothing when it is not PASS, FAIL or ERROR.
+std::optional<measure::Check> checkOf(const json& reply) {
+  const json* check = field(reply, "check");
+  return check && check->is_string() ? measure::parseCheck(check->get<std::string>()) : std::nullopt;
+}
+
 std::optional<measure::Direction> directionOf(const std::string& name) {
   if (name == "forward") return measure::Direction::Forward;
   if (name == "backward") return measure::Direction::Backward;
@@ -102,8 +108,7 @@ WorkerReply<PreparedShape> parsePrepared(const json& reply, const std::string& s
   p.shape = shape;
   WorkerFailure err;
   if (!expectShape(reply, shape, err)) return err;
-  const json* check = field(reply, "check");
-  std::optional<measure::Check> c = check && check->is_string() ? measure::parseCheck(check->get<std::string>()) : std::nullopt;
+  const auto c = checkOf(reply);
   if (!c) return broken("prepare: 'check' must be PASS, FAIL or ERROR");
   p.check = *c;
   if (const json* problem = field(reply, "problem"); problem && problem->is_string()) p.problem = clip(problem->get<std::string>());
@@ -188,8 +193,7 @@ WorkerReply<WarmedShape> parseWarmed(const json& reply, const std::string& shape
   w.shape = shape;
   WorkerFailure err;
   if (!expectShape(reply, shape, err)) return err;
-  const json* check = field(reply, "check");
-  std::optional<measure::Check> c = check && check->is_string() ? measure::parseCheck(check->get<std::string>()) : std::nullopt;
+  const auto c = checkOf(reply);
   if (!c) return broken("warm: 'check' must be PASS, FAIL or ERROR");
   w.check = *c;
   const json* ms = field(reply, "ms");
