@@ -431,6 +431,16 @@ TEST_CASE("a candidate worker that dies fails the candidate arm and nothing else
   CHECK(assemble(pairs, kHeader, {"s1", "s2"}).candidateRunFailed);
 }
 
+TEST_CASE("a candidate worker that dies while it warms up fails the candidate arm before anything is timed") {
+  Fixture f("dies_warm", json{{"warm", true}, {"mode", "die_at_warm"}}, json{{"warm", true}});
+  auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 1, 0, CallContext{}, 0, 2);
+  REQUIRE(pairs.size() == 1);
+  CHECK_FALSE(pairs[0].candidate.ok);
+  CHECK(pairs[0].candidate.error.find("died during 'warm'") != std::string::npos);
+  CHECK(pairs[0].best.error.rfind("not measured: the candidate worker died", 0) == 0);
+  for (const auto& line : f.logLines()) CHECK(line.find(" batch ") == std::string::npos);
+}
+
 TEST_CASE("a candidate that starts a daemon outside its session: the daemon ends, the look is refused") {
   REQUIRE(exec::becomeSubreaper());  // as kopt's main does: the double-forked daemon comes back to us
   Fixture f("daemon", json{{"mode", "daemon_at_prepare"}}, json::object());
