@@ -1706,7 +1706,33 @@ CLI_BATCH = 16  # CLI mode: queued calls per batch
 WARMUP_BATCH = 8
 WARMUP_FILL_MS = 40.0  # the third warm-up batch's target length
 VERIFY_CHUNK = 32  # timed calls checked together (stacked): the checks' host cost is paid per chunk
+# Before a batch the GPU must be idle. kopt stops the other arm's worker between requests, but work
+# that worker queued before its stop still runs (work launched after its batch's last synchronize,
+# say) and would slow this batch. A tiny probe kernel's launch-to-sync latency reads how busy the GPU
+# is: on H100s an honest pair's batches read medians of 40-85 us and at most 230 us in 3,200 batches
+# (docs/gpu-validation.md, twenty-second session); another context's kernel holds the probe for its
+# time slice. Above the bound the worker probes again until the GPU reads idle, at most the cap; a
+# reading above the bound from a host hiccup costs one more probe, not a refusal.
+IDLE_PROBE_BOUND_US = 500.0
+IDLE_WAIT_CAP_MS = 2000.0
 VERIFY_BUDGET_BYTES = 1 << 30  # the most temporary device memory one stacked check may take
+
+
+def wait_until_idle(probe, bound_us=IDLE_PROBE_BOUND_US, cap_ms=IDLE_WAIT_CAP_MS, clock=None):
+    """Probes (probe() -> microseconds, or None where there is no device queue) until one reads at
+    most `bound_us`, or `cap_ms` have passed. Returns (the last reading, the probes taken, the ms
+    spent past the first probe, whether the GPU read idle)."""
+    clock = clock or _perf_counter
+    last = probe()
+    if last is None:
+        return None, 1, 0.0, True
+    t0, probes = clock(), 1
+    while last > bound_us:
+        if (clock() - t0) * 1e3 >= cap_ms:
+            return last, probes, (clock() - t0) * 1e3, False
+        last = probe()
+        probes += 1
+    return last, probes, (clock() - t0) * 1e3 if probes > 1 else 0.0, True
 
 
 class _BatchAcc:
@@ -2062,7 +2088,7 @@ class ShapeBench:
         slots, before_rows = [], []
         pending = []
         dev.synchronize()
-        probe = dev.idle_probe_us()
+        probe, probes, idle_wait_ms, idle = wait_until_idle(dev.idle_probe_us)
         dev.reset_persisting_l2()
         alloc_before = dev.allocator_counts() if keep else None
         hs = dev.stream()
@@ -2175,6 +2201,10 @@ class ShapeBench:
                             % (wrong, fmt(min(worst, key=lambda x: -1e300 if math.isnan(x) else x))))
         if changed:
             problems.append("%d call(s) modified their inputs" % changed)
+        if not idle:
+            problems.append("the GPU stayed busy for %.0f ms before the batch (%d probes, the last %.0f us against "
+                            "%.0f us idle): work another process left running on it" % (idle_wait_ms, probes, probe,
+                                                                                        IDLE_PROBE_BOUND_US))
         problems += list(acc.notes.values())
         for p in problems:
             print("%s: shape %s, %s batch: %s" % (HARNESS_NAME, self.shape["label"], direction, p), file=sys.stderr)
@@ -2199,6 +2229,7 @@ class ShapeBench:
         if keep:
             self.times[direction].extend(queued)
         return {"times": queued, "errors": errors, "wall_ms": wall_ms, "idle_probe_us": probe, "problems": problems,
+                "idle_wait_ms": idle_wait_ms, "gpu_busy": not idle,
                 "joined_ms": [times[i] for i in sorted(joined)], "charge_ms": charge_ms, "null_drain_ms": null_ms}
 
     def warmup(self, direction, n_plain, sizing=True):
@@ -2633,6 +2664,7 @@ class Worker:
         if sb.failed:
             raise RequestError("shape '%s' already failed: %s" % (label, one_line(sb.failed, 200)))
         series, errors, wall, probe, problems = [], 0, 0.0, None, []
+        idle_wait_ms, gpu_busy = 0.0, False
         seed = f["seed"]
         t_handle = _perf_counter()
         try:
@@ -2647,6 +2679,8 @@ class Worker:
                 errors += b["errors"]
                 wall += b["wall_ms"]
                 probe = b["idle_probe_us"] if probe is None else probe
+                idle_wait_ms += b["idle_wait_ms"]
+                gpu_busy = gpu_busy or b["gpu_busy"]
                 problems += b["problems"]
         except TamperError:
             raise
@@ -2655,7 +2689,8 @@ class Worker:
             print("%s: shape %s: a batch failed: %s" % (HARNESS_NAME, label, sb.failed), file=sys.stderr)
             raise RequestError("the batch failed (the shape is FAIL): %s" % sb.failed)
         return {"shape": label, "errors": errors, "wall_ms": wall, "idle_probe_us": probe, "series": series,
-                "problem": one_line("; ".join(problems)), "handle_ms": (_perf_counter() - t_handle) * 1e3}
+                "problem": one_line("; ".join(problems)), "handle_ms": (_perf_counter() - t_handle) * 1e3,
+                "idle_wait_ms": idle_wait_ms, "gpu_busy": gpu_busy}
 
     def _row(self, label, f):
         assert_hooks_intact(self.op, self.hooks, self.cfg, "while the worker served")
@@ -2895,6 +2930,26 @@ def self_test():
         except HarnessError as e:
             return e.exit_code == code and fragment in str(e)
         return False
+
+    # waiting for an idle GPU: probes in microseconds, a fake clock in seconds
+    def probes(readings, step_s=0.001):
+        seq, now = list(readings), [0.0]
+
+        def probe():
+            now[0] += step_s
+            return seq.pop(0) if seq else 40.0
+
+        return probe, (lambda: now[0])
+
+    probe, clock = probes([45.0])
+    check(wait_until_idle(probe, clock=clock) == (45.0, 1, 0.0, True), "an idle GPU: one probe, no wait")
+    probe, clock = probes([9000.0, 3000.0, 60.0])
+    last, n, waited, idle = wait_until_idle(probe, clock=clock)
+    check((last, n, idle) == (60.0, 3, True) and abs(waited - 2.0) < 1e-6, "a busy GPU: probed until idle")
+    probe, clock = probes([9000.0] * 5000, step_s=0.01)
+    last, n, waited, idle = wait_until_idle(probe, cap_ms=50.0, clock=clock)
+    check(not idle and last == 9000.0 and waited >= 50.0 and n <= 7, "a GPU busy past the cap: not idle, bounded")
+    check(wait_until_idle(lambda: None) == (None, 1, 0.0, True), "no device queue: nothing to wait for")
 
     # numbers
     check(fmt(float("nan")) == "nan" and fmt(-float("nan")) == "nan", "fmt nan")

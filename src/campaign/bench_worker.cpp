@@ -138,6 +138,16 @@ WorkerReply<BatchResult> parseBatch(const json& reply, const std::string& shape,
   if (const json* wall = field(reply, "wall_ms"); wall && wall->is_number()) b.wallMs = wall->get<double>();
   if (const json* probe = field(reply, "idle_probe_us"); probe && probe->is_number()) b.idleProbeUs = probe->get<double>();
   if (const json* handle = field(reply, "handle_ms"); handle && handle->is_number()) b.handleMs = handle->get<double>();
+  if (const json* wait = field(reply, "idle_wait_ms")) {
+    if (!wait->is_number() || !std::isfinite(wait->get<double>()) || wait->get<double>() < 0) {
+      return broken("batch: 'idle_wait_ms' must be the non-negative milliseconds the worker waited for an idle GPU");
+    }
+    b.idleWaitMs = wait->get<double>();
+  }
+  if (const json* busy = field(reply, "gpu_busy")) {
+    if (!busy->is_boolean()) return broken("batch: 'gpu_busy' must be true or false");
+    b.gpuBusy = busy->get<bool>();
+  }
   const json* series = field(reply, "series");
   if (!series || !series->is_array() || series->empty()) return broken("batch: 'series' must be a non-empty array");
   for (const auto& s : *series) {

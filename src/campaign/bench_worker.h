@@ -60,6 +60,8 @@ struct BatchResult {
   double wallMs = 0;
   std::optional<double> handleMs;  // the worker's whole time on the request (optional field)
   std::optional<double> idleProbeUs;
+  double idleWaitMs = 0;  // how long the worker waited for the GPU to go idle before its calls
+  bool gpuBusy = false;   // it did not go idle within the harness's cap: the batch ran on a busy GPU
 };
 
 enum class WorkerFailureKind {

@@ -79,14 +79,22 @@ struct ArmState {
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-// {"candidate": {"median": m, "max": x}, "best": ...} of each arm's idle probes; null without any.
-json probeSummary(const std::vector<double> (&probes)[2]) {
+// {"candidate": {"median": m, "max": x, "batches": n, "waited_ms": w, "batches_waited": k}, "best": ...}
+// of each arm's idle probes and its waits for an idle GPU; null without any probe.
+json probeSummary(const std::vector<double> (&probes)[2], const std::vector<double> (&waits)[2]) {
   json out = json::object();
   for (int a : {kCandidate, kBest}) {
     std::vector<double> v = probes[a];
     if (v.empty()) continue;
     std::sort(v.begin(), v.end());
-    out[armName(a)] = {{"median", v[v.size() / 2]}, {"max", v.back()}, {"batches", v.size()}};
+    double waited = 0;
+    int batchesWaited = 0;
+    for (double w : waits[a]) {
+      waited += w;
+      batchesWaited += w > 0 ? 1 : 0;
+    }
+    out[armName(a)] = {{"median", v[v.size() / 2]}, {"max", v.back()}, {"batches", v.size()},
+                       {"waited_ms", waited}, {"batches_waited", batchesWaited}};
   }
   return out.empty() ? json(nullptr) : out;
 }
@@ -105,9 +113,9 @@ struct SessionTiming {
     double strayScanMs = 0;  // kopt's scans for processes that left a worker's session, one a block
     double stopCheckMs = 0;  // kopt's checks that the idle worker's processes all stopped, one a batch
     // Per arm, each batch's idle probe (a tiny kernel's launch-to-sync latency just before the
-    // batch, GPU harnesses): how quiet the GPU was when the other arm had just been stopped. Only
-    // recorded: what an honest pair reads is the data a busy-GPU refusal would need first.
-    std::vector<double> idleProbeUs[2];
+    // batch, GPU harnesses: how quiet the GPU was when the other arm had just been stopped) and
+    // how long the worker waited for the GPU to go idle first.
+    std::vector<double> idleProbeUs[2], idleWaitMs[2];
     double stepMs = 0;  // the best's cost of one call of every direction that sized the batches
     int callsPerBatch = 0;  // batch_ms / stepMs, at least 3: a step above batch_ms / 3 shows as 3
     bool sizedFromMemo = false;  // the batches were sized from an earlier look of the same best build
@@ -126,7 +134,7 @@ struct SessionTiming {
                                {"row_ms", s.rowMs},
                                {"stray_scan_ms", s.strayScanMs},
                                {"stop_check_ms", s.stopCheckMs},
-                               {"idle_probe_us", probeSummary(s.idleProbeUs)},
+                               {"idle_probe_us", probeSummary(s.idleProbeUs, s.idleWaitMs)},
                                {"step_ms", s.stepMs},
                                {"calls_per_batch", s.callsPerBatch},
                                {"sized_from_memo", s.sizedFromMemo}});
@@ -307,6 +315,22 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
     return true;
   };
 
+  // The arm whose request ran last (-1: none yet). A GPU still busy when the other arm's batch
+  // starts is work that arm left running past its reply (the harness waits for an idle GPU before
+  // its calls, up to a cap, and says when the cap ran out): the candidate's is refused; anything
+  // else (the best's own leftovers, another process) is noted with the arm.
+  int lastArm = -1;
+  auto busyGpu = [&](int a, const std::string& shape) {
+    if (a == kBest && lastArm == kCandidate) {
+      arms[kCandidate].error = "the measurement is refused: the GPU stayed busy before the best's batch of " + shape +
+                               ", right after the candidate's turn: work the candidate left running past its reply "
+                               "slows the best's calls (or another process used the GPU)";
+    } else {
+      arms[a].problems.push_back(shape + ": the GPU stayed busy before a " + armName(a) +
+                                 " batch (another process on the GPU?)");
+    }
+  };
+
   for (const auto& shape : shapes) {
     if (failed()) break;
     const std::uint64_t shapeSeed = seeds_();
@@ -338,6 +362,7 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
         }
         return r;
       });
+      lastArm = a;
       if (failed()) break;
     }
     shapeTiming.prepareMs = msSince(phase);
@@ -378,10 +403,13 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
               shapeTiming.batchWallMs += b->wallMs;
               shapeTiming.batchHandleMs += b->handleMs.value_or(0);
               if (b->idleProbeUs) shapeTiming.idleProbeUs[a].push_back(*b->idleProbeUs);
+              shapeTiming.idleWaitMs[a].push_back(b->idleWaitMs);
+              if (b->gpuBusy) busyGpu(a, shape);
               for (const auto& s : b->series) blocks[static_cast<std::size_t>(i)][a].add(s);
             }
             return r;
           });
+          lastArm = a;
           if (!ok || failed()) break;
         }
         done += 1;

@@ -441,6 +441,33 @@ TEST_CASE("a candidate worker that dies while it warms up fails the candidate ar
   for (const auto& line : f.logLines()) CHECK(line.find(" batch ") == std::string::npos);
 }
 
+TEST_CASE("a best batch that finds the GPU still busy after the candidate's turn refuses the look") {
+  // The best's worker says each of its batches waited out the harness's cap for an idle GPU.
+  Fixture f("busy", json::object(), json{{"gpu_busy", true}});
+  auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 2, 0, CallContext{}, 0, 4);
+  REQUIRE(pairs.size() == 2);
+  CHECK_FALSE(pairs[0].candidate.ok);
+  CHECK(pairs[0].candidate.error.find("the GPU stayed busy before the best's batch of s1, right after the candidate's") !=
+        std::string::npos);
+  // Refused at the first best batch (ABBA: the second of the look): nothing after it ran.
+  const auto lines = f.logLines();
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1].rfind("best batch s1", 0) == 0);
+}
+
+TEST_CASE("a candidate batch that finds the GPU busy is noted, not blamed on the best") {
+  Fixture f("busy_candidate", json{{"gpu_busy", true}, {"probe_us", 50.0}}, json{{"probe_us", 45.0}});
+  auto pairs = InterleavedRunner(counter).run(f.plan(), 0, 1, 0, CallContext{}, 0, 2);
+  REQUIRE(pairs.size() == 1);
+  CHECK(pairs[0].best.ok);
+  CHECK(pairs[0].candidate.error.find("s1: the GPU stayed busy before a candidate batch") != std::string::npos);
+  std::ifstream timingFile(f.runs / "t-s0-timing.json");
+  const json probes = json::parse(timingFile)["shapes"][0]["idle_probe_us"];
+  CHECK(probes["candidate"]["waited_ms"] == 4000.0);  // two batches, each waited out the 2 s cap
+  CHECK(probes["candidate"]["batches_waited"] == 2);
+  CHECK(probes["best"]["waited_ms"] == 0.0);
+}
+
 TEST_CASE("a candidate that starts a daemon outside its session: the daemon ends, the look is refused") {
   REQUIRE(exec::becomeSubreaper());  // as kopt's main does: the double-forked daemon comes back to us
   Fixture f("daemon", json{{"mode", "daemon_at_prepare"}}, json::object());
@@ -534,6 +561,20 @@ TEST_CASE("batch replies: times per requested call, positive, one series per dir
   json noErrors = good;
   noErrors.erase("errors");
   CHECK(std::holds_alternative<WorkerFailure>(parseBatch(noErrors, "s", 3)));
+  // The wait for an idle GPU: optional, checked when sent.
+  json waited = good;
+  waited["idle_wait_ms"] = 12.5;
+  waited["gpu_busy"] = true;
+  auto w = parseBatch(waited, "s", 3);
+  REQUIRE(std::holds_alternative<BatchResult>(w));
+  CHECK(std::get<BatchResult>(w).idleWaitMs == 12.5);
+  CHECK(std::get<BatchResult>(w).gpuBusy);
+  CHECK_FALSE(std::get<BatchResult>(b).gpuBusy);
+  waited["gpu_busy"] = "yes";
+  CHECK(std::holds_alternative<WorkerFailure>(parseBatch(waited, "s", 3)));
+  waited["gpu_busy"] = false;
+  waited["idle_wait_ms"] = -1;
+  CHECK(std::holds_alternative<WorkerFailure>(parseBatch(waited, "s", 3)));
 }
 
 TEST_CASE("hello and prepare replies are checked field by field") {
