@@ -14,6 +14,7 @@ so a block's times split into batches of that many calls. Every arm and block of
 (the A/A rounds' two arms are one build). Standard library only.
 """
 import argparse
+import functools
 import glob
 import json
 import math
@@ -26,6 +27,7 @@ import sys
 MAD_TO_SD = 1.4826  # sd of normal draws from their median absolute deviation
 
 
+@functools.lru_cache(maxsize=None)  # one simulation per batch size, not per round, shape and direction
 def independent_spread(calls, reps=20000):
     """For batches of `calls` independent normal calls: the sd of the batch medians per unit of the
     robust call sd this tool reads. Simulated with a fixed seed, because both shrink at a few calls
