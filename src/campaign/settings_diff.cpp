@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
+#include <set>
+#include <string_view>
+
+#include "util/text_scanner.h"
 
 namespace kopt::campaign {
 
 namespace {
+
+using util::TextScanner;
 
 struct Setting {
   std::string key;  // name + occurrence, so that a name repeated (#ifdef branches) pairs up in order
@@ -48,24 +53,34 @@ std::string squeeze(const std::string& s) {
   return out;
 }
 
-std::string normalizeValue(std::string v) {
-  v = trim(v);
-  while (!v.empty() && (v.back() == ',' || v.back() == ';')) v = trim(v.substr(0, v.size() - 1));
-  return squeeze(v);
+// Trailing separators and the blanks between them go (`64,` `64 ;` are 64), in one pass from the end.
+std::string normalizeValue(std::string_view v) {
+  std::size_t end = v.size();
+  while (end > 0 && (v[end - 1] == ',' || v[end - 1] == ';' || v[end - 1] == ' ' || v[end - 1] == '\t' ||
+                     v[end - 1] == '\r' || v[end - 1] == '\n')) {
+    --end;
+  }
+  return squeeze(std::string(v.substr(0, end)));
 }
 
 bool cComments(SettingSyntax s) { return s == SettingSyntax::CFamily || s == SettingSyntax::Any; }
 bool hashComments(SettingSyntax s) { return s != SettingSyntax::CFamily && s != SettingSyntax::Json; }
 
+// `#define`, `#  include`, ... : the directive's word is the whole word after the '#'.
 bool isDirective(const std::string& trimmed) {
-  static const std::regex directive(R"(^#\s*(define|undef|include|if|ifdef|ifndef|elif|else|endif|pragma|error|line)\b)");
-  return std::regex_search(trimmed, directive);
+  static const std::set<std::string_view> directives = {"define", "undef", "include", "if",    "ifdef", "ifndef",
+                                                        "elif",   "else",  "endif",   "pragma", "error", "line"};
+  TextScanner s(trimmed);
+  if (!s.take('#')) return false;
+  s.skipSpaces();
+  return directives.count(s.takeWhile(util::isWordChar)) > 0;
 }
 
 // The line without its comments; `inBlock` carries a C block comment across lines.
 std::string stripComments(const std::string& line, SettingSyntax syntax, bool& inBlock) {
   std::string out;
   const bool directive = isDirective(trim(line));
+  bool outHasText = false;  // kept as we go: re-trimming `out` at each '#' was quadratic
   for (std::size_t i = 0; i < line.size(); ++i) {
     if (inBlock) {
       if (line.compare(i, 2, "*/") == 0) {
@@ -84,43 +99,94 @@ std::string stripComments(const std::string& line, SettingSyntax syntax, bool& i
     // `#` opens a comment at the start of a line or after a blank (YAML's rule), except for a
     // preprocessor directive's own `#`.
     if (hashComments(syntax) && line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t') &&
-        !(directive && trim(out).empty())) {
+        !(directive && !outHasText)) {
       break;
     }
     out += line[i];
+    outHasText = outHasText || (line[i] != ' ' && line[i] != '\t' && line[i] != '\r' && line[i] != '\n');
   }
   return out;
 }
 
+// The four setting forms, each read left to right by a scanner (see util/text_scanner.h for why
+// not std::regex). Each says whether `raw` is one and, if so, its name and its raw value.
+struct RawSetting {
+  std::string_view name, value;
+};
+
+// `#define NAME` or `#define NAME value`; `#define NAME(x) ...` is a function-like macro: code.
+std::optional<RawSetting> readDefine(std::string_view raw) {
+  TextScanner s(raw);
+  s.skipSpaces();
+  if (!s.take('#')) return std::nullopt;
+  s.skipSpaces();
+  if (!s.take("define") || s.skipSpaces() == 0) return std::nullopt;
+  const auto name = s.identifier();
+  if (name.empty() || (!s.atEnd() && s.skipSpaces() == 0)) return std::nullopt;
+  return RawSetting{name, s.rest()};
+}
+
+// `NAME = value`, unindented (an indented one is a statement in a block), not `NAME == value`.
+std::optional<RawSetting> readAssignment(std::string_view raw) {
+  TextScanner s(raw);
+  const auto name = s.identifier(".-");
+  if (name.empty()) return std::nullopt;
+  s.skipSpaces();
+  if (!s.take('=')) return std::nullopt;
+  s.skipSpaces();
+  if (s.atEnd() || s.peek() == '=') return std::nullopt;
+  return RawSetting{name, s.rest()};
+}
+
+// An optional YAML list marker: "- " (the dash needs a blank after it).
+bool skipListMarker(TextScanner& s) {
+  s.skipSpaces();
+  if (!s.take('-')) return true;
+  return s.skipSpaces() > 0;
+}
+
+// `key: value` at any depth (YAML needs the blank after the colon).
+std::optional<RawSetting> readColonKey(std::string_view raw) {
+  TextScanner s(raw);
+  if (!skipListMarker(s)) return std::nullopt;
+  const auto name = s.identifier(".-");
+  if (name.empty()) return std::nullopt;
+  s.skipSpaces();
+  if (!s.take(':') || s.skipSpaces() == 0 || s.atEnd()) return std::nullopt;
+  return RawSetting{name, s.rest()};
+}
+
+// `"key": value` or `'key': value` (JSON, quoted YAML keys).
+std::optional<RawSetting> readQuotedKey(std::string_view raw) {
+  TextScanner s(raw);
+  if (!skipListMarker(s)) return std::nullopt;
+  const char quote = s.peek();
+  if ((quote != '"' && quote != '\'') || !s.take(quote)) return std::nullopt;
+  const auto name = s.takeWhile([quote](char c) { return c != quote; });
+  if (name.empty() || !s.take(quote)) return std::nullopt;
+  s.skipSpaces();
+  if (!s.take(':')) return std::nullopt;
+  s.skipSpaces();
+  if (s.atEnd()) return std::nullopt;
+  return RawSetting{name, s.rest()};
+}
+
 bool parseSetting(const std::string& raw, SettingSyntax syntax, std::string& name, std::string& value) {
-  static const std::regex define(R"(^\s*#\s*define\s+([A-Za-z_]\w*)(\s+(.*))?$)");
-  static const std::regex assign(R"(^([A-Za-z_][\w.\-]*)\s*=\s*([^=\s].*)$)");
-  static const std::regex colon(R"(^\s*(?:-\s+)?([A-Za-z_][\w.\-]*)\s*:\s+(\S.*)$)");
-  static const std::regex quoted(R"re(^\s*(?:-\s+)?(?:"([^"]+)"|'([^']+)')\s*:\s*(\S.*)$)re");
-  std::smatch m;
   const bool any = syntax == SettingSyntax::Any;
-  if ((any || syntax == SettingSyntax::CFamily) && std::regex_match(raw, m, define)) {
-    name = m[1];
-    value = normalizeValue(m[3]);
-    return true;
+  std::optional<RawSetting> found;
+  if (any || syntax == SettingSyntax::CFamily) found = readDefine(raw);
+  if (!found && (any || syntax == SettingSyntax::Python || syntax == SettingSyntax::KeyEquals)) {
+    found = readAssignment(raw);
+    if (found && syntax == SettingSyntax::Python && found->name.find_first_of(".-") != std::string_view::npos) {
+      return false;
+    }
   }
-  if ((any || syntax == SettingSyntax::Python || syntax == SettingSyntax::KeyEquals) && std::regex_match(raw, m, assign)) {
-    name = m[1];
-    if (syntax == SettingSyntax::Python && name.find_first_of(".-") != std::string::npos) return false;
-    value = normalizeValue(m[2]);
-    return true;
-  }
-  if ((any || syntax == SettingSyntax::Yaml) && std::regex_match(raw, m, colon)) {
-    name = m[1];
-    value = normalizeValue(m[2]);
-    return true;
-  }
-  if ((any || syntax == SettingSyntax::Yaml || syntax == SettingSyntax::Json) && std::regex_match(raw, m, quoted)) {
-    name = m[1].matched ? m[1].str() : m[2].str();
-    value = normalizeValue(m[3]);
-    return true;
-  }
-  return false;
+  if (!found && (any || syntax == SettingSyntax::Yaml)) found = readColonKey(raw);
+  if (!found && (any || syntax == SettingSyntax::Yaml || syntax == SettingSyntax::Json)) found = readQuotedKey(raw);
+  if (!found) return false;
+  name = std::string(found->name);
+  value = normalizeValue(found->value);
+  return true;
 }
 
 Parsed parse(const std::string& text, SettingSyntax syntax) {

@@ -104,3 +104,33 @@ TEST_CASE("settings: the syntax follows the file's extension") {
   // Unknown files take every form.
   CHECK(countChangedSettings("#define A 1\nB = 2\nc: 3\n", "#define A 2\nB = 3\nc: 4\n") == 3);
 }
+
+TEST_CASE("settings: the edge of each form (list markers, quoted keys, comparisons, directives)") {
+  // A YAML list item's key is a setting; a dash glued to the key is not a marker.
+  CHECK(countChangedSettings("- block: 64\n", "- block: 128\n", SettingSyntax::Yaml) == 1);
+  auto d = diffSettings("-block: 64\n", "-block: 128\n", SettingSyntax::Yaml);
+  CHECK(d.counted.empty());
+  CHECK(d.otherLinesChanged == 2);
+  // YAML wants a blank after the colon; a quoted key does not.
+  CHECK(diffSettings("url:x\n", "url:y\n", SettingSyntax::Yaml).counted.empty());
+  CHECK(countChangedSettings("'warps':4\n", "'warps':8\n", SettingSyntax::Yaml) == 1);
+  CHECK(diffSettings("\"\": 1\n", "\"\": 2\n", SettingSyntax::Json).counted.empty());
+  // A comparison is code; trailing separators are not part of the value.
+  CHECK(diffSettings("A == 1\n", "A == 2\n", SettingSyntax::KeyEquals).counted.empty());
+  CHECK(countChangedSettings("a = 1 ;\n", "a = 1,\n", SettingSyntax::KeyEquals) == 0);
+  // A directive's own '#' is not a YAML-style comment: `#  define` after blanks still counts.
+  CHECK(countChangedSettings("#  define TILE 4\n", "#  define TILE 8\n", SettingSyntax::Any) == 1);
+  CHECK(countChangedSettings("#define TILE 4 # four\n", "#define TILE 4 # 4\n", SettingSyntax::Any) == 0);
+  CHECK(diffSettings("#definex TILE 4\n", "#definex TILE 8\n", SettingSyntax::CFamily).counted.empty());
+}
+
+TEST_CASE("settings: a megabyte line (a generated header's blob) is read, not a stack overflow") {
+  // std::regex recursed once per character: 100 KB crashed the server with SIGSEGV.
+  const std::string blob(1 << 20, '7');
+  const auto d = diffSettings("#define BLOB 1\n", "#define BLOB " + blob + "\n", SettingSyntax::CFamily);
+  REQUIRE(d.counted.size() == 1);
+  CHECK(d.counted[0].after->size() == blob.size());
+  CHECK(countChangedSettings("key: 1\n", "key: " + blob + "\n", SettingSyntax::Yaml) == 1);
+  const std::string hashes = "#define TILE 4" + std::string(1 << 18, ' ') + std::string(1 << 18, '#') + "\n";
+  CHECK(countChangedSettings("#define TILE 4\n", hashes, SettingSyntax::Any) == 0);
+}
