@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "campaign/manifest.h"
 #include "util/text.h"
+#include "util/text_scanner.h"
 
 namespace kopt::campaign {
 
@@ -41,12 +41,35 @@ std::string keyList(const std::string& section) {
 
 bool isNull(const YAML::Node& n) { return !n.IsDefined() || n.IsNull(); }
 
+// A mapping key's name; nullopt for a key that is itself a list or mapping (`? [a]: 1`), which
+// as<std::string>() met with an uncaught exception that aborted the server (fuzz_manifest).
+std::optional<std::string> keyName(const YAML::Node& key) {
+  if (!key.IsScalar()) return std::nullopt;
+  return key.Scalar();
+}
+
 class Reader {
  public:
   explicit Reader(std::vector<FieldError>& errors) : errors_(errors) {}
 
   void error(const std::string& field, const std::string& message, const std::string& fix) {
     errors_.push_back({field, message, fix});
+  }
+
+  // One error per key of `section` (the mapping `n`) that manifestKeys() does not list, and per
+  // key that is a list or mapping rather than a name.
+  void unknownKeys(const YAML::Node& n, const std::string& section, const std::string& message) {
+    const std::string prefix = section.empty() ? "" : section + ".";
+    const std::string fix = section.empty() ? "remove it or check its spelling" : "use " + keyList(section);
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const auto key = keyName(it->first);
+      if (!key) {
+        error(section.empty() ? "manifest.yaml" : section, "has a " + kind(it->first) + " where a field's name belongs",
+              "write plain names as keys: " + (section.empty() ? std::string("target_op: ...") : fix));
+      } else if (!sectionKeys(section).count(*key)) {
+        error(prefix + *key, message, fix);
+      }
+    }
   }
 
   // A scalar string; nullopt (with an error when `required`) when missing/null.
@@ -168,34 +191,61 @@ std::optional<long long> boundedDigits(const std::string& digits, long long limi
 }
 }  // namespace
 
+// `3600`, `90m`, `1h30m`, `2d 4h`: whole seconds, or digits-and-unit parts (d, h, m, s).
 std::optional<long long> parseDurationSeconds(const std::string& text) {
-  static const std::regex whole(R"(^\s*((\d+)\s*[dhms]\s*)+$)");
-  static const std::regex part(R"((\d+)\s*([dhms]))");
-  if (std::regex_match(text, std::regex(R"(^\s*\d+\s*$)"))) return boundedDigits(text, kMaxDurationSeconds);
-  if (!std::regex_match(text, whole)) return std::nullopt;
+  util::TextScanner s(text);
+  s.skipSpaces();
+  auto digits = s.digits();
+  if (digits.empty()) return std::nullopt;
+  s.skipSpaces();
+  if (s.atEnd()) return boundedDigits(std::string(digits), kMaxDurationSeconds);
   long long total = 0;
-  for (std::sregex_iterator it(text.begin(), text.end(), part), end; it != end; ++it) {
-    const auto v = boundedDigits((*it)[1], kMaxDurationSeconds);
-    if (!v) return std::nullopt;
-    const char unit = (*it)[2].str()[0];
-    total += *v * (unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);  // < 2^63: v <= 2^29
+  while (true) {
+    const auto v = boundedDigits(std::string(digits), kMaxDurationSeconds);
+    const char unit = s.peek();
+    const long long scale = unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : 0;
+    if (!v || scale == 0) return std::nullopt;
+    s.take(unit);
+    total += *v * scale;  // < 2^63: v <= 2^29
     if (total > kMaxDurationSeconds) return std::nullopt;
+    s.skipSpaces();
+    if (s.atEnd()) return total;
+    digits = s.digits();
+    if (digits.empty()) return std::nullopt;
+    s.skipSpaces();
   }
-  return total;
 }
 
+// `> 1.5 TFLOPS`, `<= 80us`, `2e3 GB/s`: an optional comparison (default >), a number, a unit.
 std::optional<PerformanceTarget> parsePerformanceTarget(const std::string& text) {
-  static const std::regex re(
-      R"(^\s*(>=|<=|>|<)?\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(.*?)\s*$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) return std::nullopt;
+  const std::string body = util::trim(text);  // isspace: the same bytes as \s
+  if (body.find_first_of("\n\r") != std::string::npos) return std::nullopt;  // one line only
+  util::TextScanner s(body);
   PerformanceTarget t;
   t.text = text;
-  t.comparison = m[1].matched ? m[1].str() : ">";
+  t.comparison = ">";
+  for (const char* op : {">=", "<=", ">", "<"}) {
+    if (s.take(std::string_view(op))) {
+      t.comparison = op;
+      break;
+    }
+  }
+  s.skipSpaces();
+  const std::size_t from = s.position();
+  s.digits();
+  const std::size_t dot = s.position();
+  if (s.take('.') && s.digits().empty()) s.rewind(dot);  // "1." is 1 followed by the unit "."
+  if (s.position() == from) return std::nullopt;
+  const std::size_t mantissaEnd = s.position();
+  if (s.take('e') || s.take('E')) {
+    if (!s.take('-')) s.take('+');
+    if (s.digits().empty()) s.rewind(mantissaEnd);  // "5em" is 5 followed by the unit "em"
+  }
   // strtod, not stod: "> 1e999" threw out_of_range from define_target ("internal error: stod").
-  t.value = std::strtod(m[2].str().c_str(), nullptr);
+  t.value = std::strtod(std::string(s.between(from, s.position())).c_str(), nullptr);
   if (!std::isfinite(t.value)) return std::nullopt;
-  t.unit = m[3].str();
+  s.skipSpaces();
+  t.unit = std::string(s.rest());
   return t;
 }
 
@@ -260,10 +310,7 @@ void readGate(Reader& r, const YAML::Node& root, Manifest& m) {
   // The cap follows the plan unless the manifest sets it: pairs * max_looks.
   if (auto v = r.number<int>(n, "max_pairs", "gate.max_pairs", fix)) g.maxPairs = *v;
   else if (isNull(n["max_pairs"])) g.maxPairs = g.pairs * g.maxLooks;
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    std::string key = it->first.as<std::string>();
-    if (!sectionKeys("gate").count(key)) r.error("gate." + key, "is not a gate setting", "use " + keyList("gate"));
-  }
+  r.unknownKeys(n, "gate", "is not a gate setting");
 }
 
 void readExecutor(Reader& r, const YAML::Node& root, Manifest& m) {
@@ -315,12 +362,7 @@ void readExecutor(Reader& r, const YAML::Node& root, Manifest& m) {
                                "give the device ids to shard a full validation over, e.g. [0, 1]")) {
     m.executor.devices = *devices;
   }
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    std::string key = it->first.as<std::string>();
-    if (!sectionKeys("executor").count(key)) {
-      r.error("executor." + key, "is not an executor setting", "use " + keyList("executor"));
-    }
-  }
+  r.unknownKeys(n, "executor", "is not an executor setting");
   // The exec layer's own checks (a Slurm time that is not one, a partition with a space, ...)
   // at DEFINE_TARGET, not at the first srun; its message already starts with the field.
   if (auto problem = exec::validate(m.executor)) execProblem(*problem, fix);
@@ -353,10 +395,7 @@ void readTimeouts(Reader& r, const YAML::Node& root, Manifest& m) {
   one("test", m.timeouts.testSeconds);
   one("bench", m.timeouts.benchSeconds);
   one("hang", m.timeouts.hangSeconds);
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    std::string key = it->first.as<std::string>();
-    if (!sectionKeys("timeouts").count(key)) r.error("timeouts." + key, "is not a timeout", "use " + keyList("timeouts"));
-  }
+  r.unknownKeys(n, "timeouts", "is not a timeout");
 }
 
 void readBench(Reader& r, const YAML::Node& root, Manifest& m) {
@@ -366,8 +405,9 @@ void readBench(Reader& r, const YAML::Node& root, Manifest& m) {
     r.error("bench", "must be a mapping of protocol and batch_ms", "e.g. bench: {protocol: worker, batch_ms: 5}");
     return;
   }
+  r.unknownKeys(n, "bench", "is not a bench setting");
   for (auto it = n.begin(); it != n.end(); ++it) {
-    const std::string key = it->first.as<std::string>();
+    const std::string key = keyName(it->first).value_or("");
     const YAML::Node v = it->second;
     if (key == "protocol") {
       const std::string text = v.IsScalar() ? util::toLower(util::trim(v.Scalar())) : "";
@@ -384,8 +424,6 @@ void readBench(Reader& r, const YAML::Node& root, Manifest& m) {
       } else {
         m.bench.batchMs = ms;
       }
-    } else {
-      r.error("bench." + key, "is not a bench setting", "use " + keyList("bench"));
     }
   }
 }
@@ -429,12 +467,7 @@ ManifestResult parseManifest(const std::string& yamlText) {
   Reader r(errors);
   Manifest m;
 
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
-    if (!sectionKeys("").count(key)) {
-      r.error(key, "is not a manifest field", "remove it or check its spelling");
-    }
-  }
+  r.unknownKeys(root, "", "is not a manifest field");
 
   m.targetOp = r.str(root, "target_op", "target_op", true,
                      "set target_op to the operator's name, e.g. gemm_fp8_blockwise").value_or("");

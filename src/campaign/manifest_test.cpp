@@ -367,3 +367,59 @@ TEST_CASE("gate: the cap, the looks, the margin and the target MDE are checked f
   for (const auto& e : validateManifest(code)) named = named || e.field == "gate.pairs";
   CHECK(named);
 }
+
+TEST_CASE("hostile YAML is refused field by field: keys that are lists, values of 100 KB") {
+  // fuzz_manifest's finds (2026-12-06): a list as a key aborted the server (an exception nobody
+  // caught), and std::regex overflowed the stack on a long target_op or timeout.
+  for (const char* section : {"gate", "executor", "timeouts", "bench"}) {
+    CAPTURE(section);
+    const auto errs = parseErr(std::string(kValid) + section + ": {[a, b]: 1}\n");
+    CHECK(hasError(errs, section, "a list where a field's name belongs"));
+  }
+  CHECK(hasError(parseErr(std::string(kValid) + "? {x: 1}\n: 3\n"), "manifest.yaml", "a mapping where"));
+  CHECK(hasError(parseErr(std::string(kValid) + "gate: {bogus: 1}\n"), "gate.bogus", "is not a gate setting"));
+
+  const std::string longName(100000, 'a');
+  CHECK(parseOk(with("target_op", longName)).targetOp.size() == longName.size());
+  CHECK(hasError(parseErr(with("target_op", longName + "/x")), "target_op", "characters a path cannot hold"));
+  CHECK(hasError(parseErr(with("target_op", "_" + longName)), "target_op"));
+  std::string longDuration;
+  for (int i = 0; i < 20000; ++i) longDuration += "1s";
+  CHECK(hasError(parseErr(std::string(kValid) + "timeouts: {build: " + longDuration + "x}\n"), "timeouts.build"));
+  CHECK(parseOk(std::string(kValid) + "timeouts: {build: " + longDuration + "}\n").timeouts.buildSeconds == 20000);
+  CHECK(parseOk(with("performance_target", "\"> 5 " + longName + "\\n\"")).performanceTarget->unit == longName);
+  CHECK(hasError(parseErr(with("created", "\"2026-04-12 09:30" + longName + "\"")), "created"));
+  CHECK(hasError(parseErr(with("target_gpu", "gfx942" + longName)), "target_gpu"));
+}
+
+TEST_CASE("durations and performance targets: each form, and the near misses") {
+  auto timeout = [](const std::string& text) {
+    return parseOk(std::string(kValid) + "timeouts: {build: \"" + text + "\"}\n").timeouts.buildSeconds;
+  };
+  CHECK(timeout("3600") == 3600);
+  CHECK(timeout(" 90m ") == 5400);
+  CHECK(timeout("1h30m") == 5400);
+  CHECK(timeout("1d 2h 3m 4s") == 86400 + 7200 + 184);
+  for (const char* bad : {"h", "1h 2", "1x", "1 h h", "-1h", "1.5h", "m1"}) {
+    CAPTURE(bad);
+    CHECK(hasError(parseErr(std::string(kValid) + "timeouts: {build: \"" + bad + "\"}\n"), "timeouts.build"));
+  }
+  auto target = [](const std::string& text) {
+    return *parseOk(with("performance_target", "\"" + text + "\"")).performanceTarget;
+  };
+  CHECK(target("<= 80us").comparison == "<=");
+  CHECK(target("<= 80us").value == doctest::Approx(80));
+  CHECK(target("<= 80us").unit == "us");
+  CHECK(target(".5 ms").value == doctest::Approx(0.5));
+  CHECK(target("2e3 GB/s").value == doctest::Approx(2000));
+  CHECK(target("2e3 GB/s").unit == "GB/s");
+  CHECK(target("5em").value == doctest::Approx(5));  // no exponent digits: the 'e' is the unit's
+  CHECK(target("5em").unit == "em");
+  CHECK(target("1. x").unit == ". x");
+  CHECK(target("> 1.5e-2   TFLOPS  ").unit == "TFLOPS");
+  CHECK(target("7").comparison == ">");
+  for (const char* bad : {"> .", ">=", "TFLOPS 5", "> 5\\nTFLOPS"}) {
+    CAPTURE(bad);
+    CHECK(hasError(parseErr(with("performance_target", std::string("\"") + bad + "\"")), "performance_target"));
+  }
+}

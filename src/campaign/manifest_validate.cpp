@@ -6,6 +6,7 @@
 
 #include "campaign/manifest.h"
 #include "util/text.h"
+#include "util/text_scanner.h"
 
 namespace kopt::campaign {
 
@@ -39,10 +40,17 @@ bool isValidBranchName(const std::string& b) {
   return true;
 }
 
+// [A-Za-z0-9][A-Za-z0-9_.-]*: a file name component (the campaign directory is named after it).
+bool isOperatorName(const std::string& op) {
+  auto plain = [](char c) { return util::isWordChar(c) && c != '_'; };
+  if (op.empty() || !plain(op[0])) return false;
+  return std::all_of(op.begin(), op.end(), [](char c) { return util::isWordChar(c) || c == '.' || c == '-'; });
+}
+
 bool isValidCreated(const std::string& c) {
   static const std::regex re(R"((\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}))");
   std::smatch m;
-  if (!std::regex_match(c, m, re)) return false;
+  if (c.size() != 16 || !std::regex_match(c, m, re)) return false;  // short input only (text_scanner.h)
   int mon = std::stoi(m[2]), day = std::stoi(m[3]), hour = std::stoi(m[4]), min = std::stoi(m[5]);
   return mon >= 1 && mon <= 12 && day >= 1 && day <= 31 && hour <= 23 && min <= 59;
 }
@@ -68,11 +76,10 @@ void checkLabels(std::vector<FieldError>& errors, const std::string& field,
 
 std::vector<FieldError> validateManifest(const Manifest& m) {
   std::vector<FieldError> errors;
-  static const std::regex opRe(R"([A-Za-z0-9][A-Za-z0-9_.-]*)");
   if (m.targetOp.empty()) {
     errors.push_back({"target_op", "is required but missing",
                       "set target_op to the operator's name, e.g. gemm_fp8_blockwise"});
-  } else if (!std::regex_match(m.targetOp, opRe) || m.targetOp.find("..") != std::string::npos) {
+  } else if (!isOperatorName(m.targetOp) || m.targetOp.find("..") != std::string::npos) {
     errors.push_back({"target_op", "'" + m.targetOp + "' has characters a path cannot hold",
                       "use letters, digits, '_', '-' and '.' only"});
   }

@@ -1,10 +1,10 @@
 #include "exec/executor.h"
 
 #include <algorithm>
-#include <regex>
 
 #include "exec/executor_config.h"
 #include "exec/slurm_executor.h"
+#include "util/text_scanner.h"
 
 namespace kopt::exec {
 
@@ -47,11 +47,20 @@ std::variant<SlurmMode, std::string> parseSlurmMode(const std::string& text) {
 
 namespace {
 
-// The forms sbatch/srun accept for --time.
+// The forms sbatch/srun accept for --time: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S (digits), or
+// unlimited. Scanned, not std::regex_match'ed: that recursed per character and a long value
+// overflowed the stack (fuzz_manifest).
 bool isSlurmTime(const std::string& t) {
-  static const std::regex re(
-      R"(^(\d+|\d+:\d+|\d+:\d+:\d+|\d+-\d+|\d+-\d+:\d+|\d+-\d+:\d+:\d+|UNLIMITED|INFINITE|unlimited|infinite)$)");
-  return std::regex_match(t, re);
+  if (t == "UNLIMITED" || t == "INFINITE" || t == "unlimited" || t == "infinite") return true;
+  util::TextScanner s(t);
+  if (s.digits().empty()) return false;
+  const bool days = s.take('-');
+  if (days && s.digits().empty()) return false;
+  int groups = 1;  // digit fields after the day part (or from the start without one)
+  while (s.take(':')) {
+    if (s.digits().empty() || ++groups > 3) return false;
+  }
+  return s.atEnd();
 }
 
 bool hasControlChar(const std::string& s) {

@@ -28,6 +28,18 @@ TEST_CASE("validate names the field to fix") {
     CAPTURE(t);
     CHECK_FALSE(validate(c));
   }
+  for (const char* t : {"30m", "1-", "-1", "1:", ":30", "1:2:3:4", "1-2:3:4:5", "1--2", "unLimited", ""}) {
+    c.time = t;
+    CAPTURE(t);
+    if (c.time.empty()) continue;  // empty means "no --time", checked below
+    REQUIRE(validate(c));
+    CHECK(validate(c)->find("executor.time") != std::string::npos);
+  }
+  // A 200 KB value is refused, not a stack overflow (std::regex recursed per character).
+  std::string longTime;
+  for (int i = 0; i < 50000; ++i) longTime += "1:1:";
+  c.time = longTime;
+  CHECK(validate(c)->find("executor.time") != std::string::npos);
   c.time = "30m";
   CHECK(validate(c)->find("executor.time") != std::string::npos);
   c.time.clear();
