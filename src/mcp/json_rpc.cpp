@@ -34,50 +34,16 @@ json Error::toJson() const {
   return e;
 }
 
-int jsonNestingDepth(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
-  bool inString = false, escaped = false;
-  for (const char c : text) {
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 std::optional<json> parseJson(std::string_view text, Error* error) {
-  // Before the parser: nlohmann builds (and destroys) nested values recursively.
-  if (jsonNestingDepth(text) > kMaxJsonDepth) {
-    if (error)
-      *error = Error(ErrorCode::ParseError, "Parse error: arrays and objects nest deeper than " +
-                                                std::to_string(kMaxJsonDepth) + " levels (kopt's limit)");
-    return std::nullopt;
+  // A number no double holds ("1e400", 400 digits) once escaped as an uncaught exception and
+  // ended the whole server (found by tests/fuzz/fuzz_mcp_session); nlohmann's message names the
+  // byte and what it expected, which helps whoever wrote the client.
+  std::string problem;
+  auto value = util::parseJsonText(text, &problem);
+  if (!value && error) {
+    *error = Error(ErrorCode::ParseError, "Parse error: " + problem);
   }
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {
-    // parse_error, and out_of_range for a number no double holds ("1e400", 400 digits): the
-    // latter escaped as an uncaught exception and ended the whole server (found by
-    // tests/fuzz/fuzz_mcp_session).
-    if (error) {
-      // nlohmann's message names the byte and what it expected; keep it, it helps whoever wrote
-      // the client, but not whole: an overflowing number is quoted in it.
-      constexpr std::size_t kMaxMessage = 300;
-      std::string what = e.what();
-      if (what.size() > kMaxMessage) what = what.substr(0, kMaxMessage) + "...";
-      *error = Error(ErrorCode::ParseError, "Parse error: " + what);
-    }
-    return std::nullopt;
-  }
+  return value;
 }
 
 namespace {

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_text.h"
+
 namespace kopt::mcp::rpc {
 
 using json = nlohmann::json;
@@ -91,14 +93,11 @@ struct Invalid {
   bool isNotification = false;  // a broken notification is dropped, never answered
 };
 
-// How deep arrays and objects may nest in one message. No MCP message needs more than a few
-// dozen levels; 150,000 nested arrays (a 300 KB line) overflowed the stack and killed the
-// server, over stdio and over HTTP before authentication mattered.
-inline constexpr int kMaxJsonDepth = 256;
-
-// The deepest nesting of arrays and objects in `text`, counted outside strings; stops counting
-// (and returns) once `limit` is exceeded, so a hostile message costs one linear scan.
-int jsonNestingDepth(std::string_view text, int limit = kMaxJsonDepth);
+// How deep arrays and objects may nest in one message (util/json_text.h). No MCP message needs
+// more than a few dozen levels; 150,000 nested arrays (a 300 KB line) overflowed the stack and
+// killed the server, over stdio and over HTTP before authentication mattered.
+using util::jsonNestingDepth;
+using util::kMaxJsonDepth;
 
 // Decodes the text of one framed message (a stdio line, an HTTP body). Invalid JSON, invalid
 // UTF-8 or nesting deeper than kMaxJsonDepth gives a -32700 error; `error` is filled and nullopt
