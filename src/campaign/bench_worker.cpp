@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 
+#include "util/json_text.h"
 #include "util/text.h"
 
 namespace kopt::campaign {
@@ -51,8 +52,13 @@ double PreparedShape::stepMs() const {
 }
 
 WorkerReply<json> parseReplyEnvelope(const std::string& line, long long id) {
-  json reply = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (reply.is_discarded() || !reply.is_object()) return broken("the reply is not a JSON object: " + clip(line));
+  // The candidate's code runs in its worker and can write to the reply channel: whatever it
+  // writes is a broken reply, never a crash of kopt (util/json_text.h).
+  std::string problem;
+  const auto parsed = util::parseJsonText(line, &problem);
+  if (!parsed) return broken("the reply is not JSON (" + clip(problem) + "): " + clip(line));
+  const json& reply = *parsed;
+  if (!reply.is_object()) return broken("the reply is not a JSON object: " + clip(line));
   const json* rid = field(reply, "id");
   if (!rid || !rid->is_number_integer() || rid->get<long long>() != id) {
     return broken("the reply's 'id' is " + (rid ? clip(rid->dump()) : std::string("missing")) + ", expected " +

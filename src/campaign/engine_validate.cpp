@@ -21,6 +21,7 @@
 #include "campaign/validation_record.h"
 #include "campaign/validation_verdict.h"
 #include "util/atomic_file.h"
+#include "util/json_text.h"
 #include "util/text.h"
 
 namespace kopt::campaign {
@@ -48,9 +49,10 @@ std::vector<FrozenDifference> verifyFrozen(const OpenCampaign& s) {
     // this list, is what decided that something changed).
     std::map<std::string, std::string> was;
     try {
-      was = json::parse(util::readFileIfExists(s.paths.root / "frozen-files.json").value_or("{}"))
+      was = util::readJsonFile(s.paths.root / "frozen-files.json")
+                .value_or(json::object())
                 .get<std::map<std::string, std::string>>();
-    } catch (const std::exception&) {
+    } catch (const std::exception&) {  // not a map of strings: the files stay unnamed
     }
     const std::vector<std::string> changed = namedFileChanges(was, nonKernel);
     d.message = "files outside the kernel sources changed since BASELINE (the harness and everything the "

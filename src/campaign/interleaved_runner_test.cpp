@@ -541,6 +541,14 @@ TEST_CASE("reply envelopes: id, ok and error are checked before anything else") 
   CHECK(std::get<WorkerFailure>(refused).message == "unknown shape x");
   CHECK(std::holds_alternative<WorkerFailure>(parseReplyEnvelope("not json", 1)));
   CHECK(std::holds_alternative<WorkerFailure>(parseReplyEnvelope(R"({"id":1})", 1)));
+  // The candidate's code shares its worker's process and can write to the reply channel: 200,000
+  // nested arrays were a SIGSEGV of kopt (nlohmann destroys nested values recursively).
+  const std::string deep = R"({"id":1,"ok":true,"x":)" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  auto hostile = parseReplyEnvelope(deep, 1);
+  REQUIRE(std::holds_alternative<WorkerFailure>(hostile));
+  CHECK(std::get<WorkerFailure>(hostile).kind == WorkerFailureKind::Broken);
+  CHECK(std::get<WorkerFailure>(hostile).message.find("nest deeper than 256 levels") != std::string::npos);
+  CHECK(std::holds_alternative<WorkerFailure>(parseReplyEnvelope(R"({"id":1,"ok":true,"t":1e400})", 1)));
 }
 
 TEST_CASE("batch replies: times per requested call, positive, one series per direction") {

@@ -10,6 +10,7 @@
 #include "campaign/ledger_key.h"
 #include "util/atomic_file.h"
 #include "util/file_lock.h"
+#include "util/json_text.h"
 #include "util/sha256.h"
 #include "util/time_format.h"
 
@@ -41,8 +42,8 @@ struct ParsedLine {
 
 ParsedLine parseLine(const std::string& line) {
   ParsedLine out;
-  json j = json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
+  const json j = util::parseJsonText(line).value_or(json());
+  if (!j.is_object()) {
     out.error = "not a JSON object";
     return out;
   }

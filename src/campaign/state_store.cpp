@@ -1,6 +1,7 @@
 #include "campaign/state_store.h"
 
 #include "util/atomic_file.h"
+#include "util/json_text.h"
 
 namespace kopt::campaign {
 namespace fs = std::filesystem;
@@ -180,11 +181,11 @@ std::variant<CampaignState, std::string> StateStore::load() const {
     return std::string(e.what());
   }
   if (!text) return path_.string() + ": no state file (is this a campaign directory?)";
-  json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
+  const auto parsed = util::parseJsonText(*text);
+  if (!parsed) {
     return path_.string() + ": not valid JSON (edited by hand? kopt writes it atomically)";
   }
-  auto r = campaignStateFromJson(j);
+  auto r = campaignStateFromJson(*parsed);
   if (auto* err = std::get_if<std::string>(&r)) {
     const std::string prefix = "state.json: ";
     std::string why = err->rfind(prefix, 0) == 0 ? err->substr(prefix.size()) : *err;

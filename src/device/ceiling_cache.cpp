@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/json_text.h"
+
 namespace kopt::device {
 
 namespace {
@@ -89,10 +91,9 @@ std::filesystem::path defaultCeilingCachePath() {
 }
 
 nlohmann::json CeilingCache::load(std::string* error) const {
-  std::ifstream in(file_);
-  if (!in) return nlohmann::json::object();
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("machines") || !doc["machines"].is_object()) {
+  if (!std::filesystem::exists(file_)) return nlohmann::json::object();
+  nlohmann::json doc = util::readJsonFile(file_).value_or(nlohmann::json());
+  if (!doc.is_object() || !doc.contains("machines") || !doc["machines"].is_object()) {
     if (error) *error = file_.string() + " is not a kopt ceilings cache (expected {\"kopt_ceilings\":1,\"machines\":{...}}); ignoring it";
     return nlohmann::json::object();
   }

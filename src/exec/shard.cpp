@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "exec/output_tail.h"
+#include "util/json_text.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -150,8 +151,8 @@ std::variant<std::string, MergeError> mergeSamples(const std::vector<std::string
     const std::string tag = "shard " + std::to_string(s);
     const auto ls = lines(shardSamples[s]);
     if (ls.empty()) return MergeError{tag + " wrote an empty samples file (no header line)"};
-    nlohmann::json h = nlohmann::json::parse(ls[0], nullptr, false);
-    if (h.is_discarded() || !h.is_object() || !h.contains("kopt_samples")) {
+    const nlohmann::json h = util::parseJsonText(ls[0]).value_or(nlohmann::json());
+    if (!h.is_object() || !h.contains("kopt_samples")) {
       return MergeError{tag + "'s samples file does not start with a {\"kopt_samples\":...} header"};
     }
     if (s == 0) {
@@ -168,8 +169,8 @@ std::variant<std::string, MergeError> mergeSamples(const std::vector<std::string
     }
     for (std::size_t i = 1; i < ls.size(); ++i) {
       if (ls[i].empty()) continue;
-      nlohmann::json row = nlohmann::json::parse(ls[i], nullptr, false);
-      if (row.is_discarded() || !row.is_object() || !row.contains("label") || !row["label"].is_string()) {
+      nlohmann::json row = util::parseJsonText(ls[i]).value_or(nlohmann::json());
+      if (!row.is_object() || !row.contains("label") || !row["label"].is_string()) {
         return MergeError{tag + "'s samples line " + std::to_string(i + 1) + " is not an object with a label"};
       }
       const std::string label = row["label"].get<std::string>();

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_text.h"
+
 namespace kopt::measure {
 
 namespace {
@@ -94,8 +96,9 @@ SamplesResult parseSamplesFile(std::string_view text) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
 
-    json obj = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
-    if (obj.is_discarded()) return fail(lineNo, "", "not a JSON object (each line holds one JSON object)");
+    const auto parsed = util::parseJsonText(line);
+    if (!parsed) return fail(lineNo, "", "not a JSON object (each line holds one JSON object)");
+    const json& obj = *parsed;
     if (!obj.is_object()) return fail(lineNo, "", "expected a JSON object, got " + typeName(obj));
 
     if (!haveHeader) {

@@ -8,6 +8,7 @@
 
 #include "tools/resources_scan.h"
 #include "tools/resources_uri.h"
+#include "util/json_text.h"
 
 namespace kopt::tools {
 
@@ -44,9 +45,7 @@ std::string roundFileTitle(RoundFile file) {
 // The phase recorded in state.json, when it has one; the state store owns the format, so this
 // reads only the one field and shrugs at anything else.
 std::string phaseOf(const fs::path& campaignDir) {
-  std::ifstream in(campaignDir / "state.json");
-  if (!in) return {};
-  json state = json::parse(in, nullptr, false);
+  const json state = util::readJsonFile(campaignDir / "state.json").value_or(json());
   if (state.is_object() && state.contains("phase") && state["phase"].is_string()) return state["phase"].get<std::string>();
   return {};
 }

@@ -4,6 +4,7 @@
 
 #include "tools/resources_scan.h"
 #include "tools/resources_uri.h"
+#include "util/json_text.h"
 
 namespace kopt::tools {
 
@@ -90,8 +91,7 @@ std::string ResourceNotifier::campaignOf(const json& arguments, const json* stru
 int ResourceNotifier::openRound(const std::string& campaign) const {
   auto location = resources::findCampaign(workspaceRoot_, campaign);
   if (!location) return 0;
-  std::ifstream in(location->dir / "state.json");
-  json state = json::parse(in, nullptr, false);
+  const json state = util::readJsonFile(location->dir / "state.json").value_or(json());
   if (state.is_object() && state.contains("open_round") && state["open_round"].is_number_integer())
     return state["open_round"].get<int>();
   return 0;
