@@ -13,7 +13,7 @@ gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DKOPT_FUZZ=ON -DKOPT_BUILD_TESTS=OFF -DKOPT_WITH_GPU=OFF >/dev/null
-targets=(fuzz_bench_csv fuzz_manifest fuzz_mcp_session fuzz_http_request fuzz_settings_diff)
+targets=(fuzz_bench_csv fuzz_manifest fuzz_mcp_session fuzz_http_request fuzz_settings_diff fuzz_worker_reply)
 cmake --build "$build" -j"${JOBS:-2}" --target "${targets[@]}"
 artifacts=${KOPT_FUZZ_ARTIFACTS:-$build/fuzz-artifacts}
 mkdir -p "$artifacts"
