@@ -88,7 +88,7 @@ std::optional<std::string> archForGpu(std::string_view productOrArch) {
   std::string lower = util::toLower(text);
   // An arch name is at most 7 characters (gfx1100, sm_100a); a longer text cannot be one,
   // and std::regex is kept away from long input (util/text_scanner.h says why).
-  if (lower.size() <= 8 && std::regex_match(lower, archPattern())) return lower;
+  if (lower.size() <= 7 && std::regex_match(lower, archPattern())) return lower;
   return std::nullopt;
 }
 

@@ -91,7 +91,8 @@ std::filesystem::path defaultCeilingCachePath() {
 }
 
 nlohmann::json CeilingCache::load(std::string* error) const {
-  if (!std::filesystem::exists(file_)) return nlohmann::json::object();
+  std::error_code ec;
+  if (!std::filesystem::exists(file_, ec)) return nlohmann::json::object();  // none yet, or unreadable: measure
   nlohmann::json doc = util::readJsonFile(file_).value_or(nlohmann::json());
   if (!doc.is_object() || !doc.contains("machines") || !doc["machines"].is_object()) {
     if (error) *error = file_.string() + " is not a kopt ceilings cache (expected {\"kopt_ceilings\":1,\"machines\":{...}}); ignoring it";

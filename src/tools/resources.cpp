@@ -1,7 +1,6 @@
 #include "tools/resources.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>

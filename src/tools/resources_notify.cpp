@@ -1,7 +1,5 @@
 #include "tools/resources_notify.h"
 
-#include <fstream>
-
 #include "tools/resources_scan.h"
 #include "tools/resources_uri.h"
 #include "util/json_text.h"
