@@ -1491,6 +1491,54 @@ def _unwritten_flag(snap, outs, picks=None):
     return torch.where(bad, zero + float("nan"), zero)
 
 
+UNWRITTEN_STACK_ELEMENTS = 4 * UNWRITTEN_SAMPLES  # snapshots up to this size are compared a chunk at a time
+
+
+def _unwritten_flags(pairs, picks=None):
+    """_unwritten_flag for each (snapshot, outputs) pair of a chunk's calls, as one float64 tensor
+    of len(pairs) (NaN: that call's output was unwritten or changed after its end event), or None
+    when no output was snapshotted. The chunk's snapshots are compared stacked: one queued device
+    op a call (the read of what its output holds now) and about ten a chunk, instead of eleven a
+    call (bench/harness_host_calls.py). A call whose output changed shape or dtype after it
+    returned, or a snapshot larger than UNWRITTEN_STACK_ELEMENTS (a whole non-contiguous output),
+    sends the chunk through the per-call comparison."""
+    if not pairs:
+        return None
+    n_out = max(len(snap) for snap, _outs in pairs)
+    per_output = []
+    for k in range(n_out):
+        pick = picks[k] if picks and k < len(picks) else None
+        befores = [snap[k] if k < len(snap) else None for snap, _outs in pairs]
+        if all(b is None for b in befores):
+            continue
+        nows = [_unwritten_snapshot([outs[k]], [pick])[0] if b is not None and k < len(outs) and torch.is_tensor(outs[k])
+                else None for b, (_snap, outs) in zip(befores, pairs)]
+        first = befores[0]
+        if not all(b is not None and x is not None and b.shape == first.shape and x.shape == first.shape and
+                   b.dtype == first.dtype and x.dtype == first.dtype for b, x in zip(befores, nows)) or \
+                first.numel() > UNWRITTEN_STACK_ELEMENTS:
+            device = next(b for b in befores if b is not None).device
+            return torch.stack([_unwritten_flag(snap, outs, picks) if _unwritten_flag_any(snap, outs)
+                                else torch.zeros((), dtype=torch.float64, device=device) for snap, outs in pairs])
+        before = torch.stack([_bytes_of(b) for b in befores])
+        changed = (before != torch.stack([_bytes_of(x) for x in nows])).any(dim=1)
+        if first.is_floating_point():
+            changed = changed | ~torch.isfinite(torch.stack(befores).float().reshape(len(pairs), -1)).all(dim=1)
+        per_output.append(changed)
+    if not per_output:
+        return None
+    bad = per_output[0]
+    for changed in per_output[1:]:
+        bad = bad | changed
+    zero = torch.zeros(bad.shape, dtype=torch.float64, device=bad.device)
+    return torch.where(bad, zero + float("nan"), zero)
+
+
+def _unwritten_flag_any(snap, outs):
+    """Whether _unwritten_flag judges anything of this call (a snapshotted tensor output)."""
+    return any(b is not None and torch.is_tensor(o) for b, o in zip(snap, outs))
+
+
 def _bytes_of(t):
     """The tensor's bytes (contiguous), for an exact comparison that NaN cannot fool."""
     return t.contiguous().view(-1).view(torch.uint8)
@@ -1741,7 +1789,7 @@ class _BatchAcc:
     def __init__(self, n_calls):
         self.host_fail = [False] * n_calls  # failures the host sees itself (shapes, streams, escapes)
         self.snapshots = {}  # call -> its outputs' sampled copies right behind its end event (_unwritten_snapshot)
-        self.unwritten = {}  # call -> _unwritten_flag, queued with the call's checks
+        self.unwritten = []  # per checked chunk: ([calls], _unwritten_flags of them), queued with the checks
         self.picks = None  # the positions of each output the snapshots copy (_unwritten_picks)
         self.chunks = []  # per checked chunk: ([(call, slot position)], first position, [device tensors])
         self.worst = None  # per output: the lowest per-call SNR (0-dim device tensors)
@@ -2018,11 +2066,11 @@ class ShapeBench:
                     p0, r0 = chunk[0][1], chunk[0][2]
                     self.nbytes[direction] = op.bytes(self.shape, slots[p0][:self.n_in], r0, slots[p0][self.n_in:],
                                                       direction)
-            for i, _p, r in chunk:  # what each output held at its end event, against what it holds now
-                if i in acc.snapshots:
-                    flag = _unwritten_flag(acc.snapshots.pop(i), r, acc.picks)
-                    if flag is not None:
-                        acc.unwritten[i] = flag
+            # what each output held at its end event, against what it holds now
+            snapped = [(i, r) for i, _p, r in chunk if i in acc.snapshots]
+            flags = _unwritten_flags([(acc.snapshots.pop(i), r) for i, r in snapped], acc.picks)
+            if flags is not None:
+                acc.unwritten.append(([i for i, _r in snapped], flags))
             check_gen = torch.Generator(device=outs[0].device)
             check_gen.manual_seed(_fresh_seed())
             snrs, err = op.verify(direction, ins, gouts, outs, check_gen, refs)
@@ -2155,8 +2203,8 @@ class ShapeBench:
                     acc.note("escaped", "work escaped the timed stream: calls timed with a device-wide join took "
                                         "%.4f and %.4f ms against a queued median of %.4f ms" % (times[i], again, med))
         # the batch's one read of the device-side results
-        unw_calls = sorted(acc.unwritten)
-        parts = [(~torch.isfinite(torch.stack([acc.unwritten[i] for i in unw_calls]))).double()] if unw_calls else []
+        unw_calls = [i for calls, _flags in acc.unwritten for i in calls]
+        parts = [(~torch.isfinite(torch.cat([flags for _calls, flags in acc.unwritten]))).double()] if unw_calls else []
         for _calls, _lo, tensors in acc.chunks:
             parts += [t.double().reshape(-1) for t in tensors]
         parts += [w.double().reshape(1) for w in (acc.worst or [])]
@@ -3006,6 +3054,21 @@ def self_test():
         snap = _unwritten_snapshot((late,))
         late.fill_(1.0)
         check(math.isnan(float(_unwritten_flag(snap, (late,)))), "unwritten: a stale block written later fails")
+        # a chunk's calls compared stacked: the same verdicts as one at a time, call by call
+        outs = [(torch.arange(2048, dtype=torch.float32) + j, torch.zeros(4, dtype=torch.bfloat16)) for j in range(4)]
+        picks2 = picks + [None]
+        outs[2][1].fill_(float("nan"))  # call 2: its small output never written (the poison, at both reads)
+        snaps = [_unwritten_snapshot(o, picks2) for o in outs]
+        outs[1][0][picks[0][5:6]] -= 3.0  # call 1: its large output written after the end event
+        flags = _unwritten_flags(list(zip(snaps, outs)), picks2).tolist()
+        one_by_one = [float(_unwritten_flag(sn, o, picks2)) for sn, o in zip(snaps, outs)]
+        check([math.isnan(f) for f in flags] == [False, True, True, False] == [math.isnan(f) for f in one_by_one],
+              "unwritten: a chunk's stacked comparison flags the same calls as the per-call one")
+        outs[3][1].resize_(2)  # call 3: its output changed shape after it returned
+        flags = _unwritten_flags(list(zip(snaps, outs)), picks2).tolist()
+        check([math.isnan(f) for f in flags] == [False, True, True, True], "unwritten: a reshaped output fails its call alone")
+        check(_unwritten_flags([]) is None and _unwritten_flags([([None], (3,))]) is None,
+              "unwritten: nothing snapshotted, nothing judged")
     # shapes
     g = normalize_shapes([("a", 1, 64, 32, 16), (1, 8, 8, 8), {"label": "c", "B": 2, "M": 4, "N": 4, "K": 4}], "gemm")
     check([x["label"] for x in g] == ["a", "8x8x8", "c"] and g[0]["K"] == 16, "shape forms")
