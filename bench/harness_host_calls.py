@@ -12,8 +12,9 @@ of 8 and one of 24 calls per direction on the sample RMSNorm's hooks with its re
 kernel (bf16, a 64 x 256 shape), and the difference over the 18 more slots (joined calls included)
 is one call's share. Phases: `call` (launch, events, the unwritten-output snapshot), `refill` (new
 inputs), `fingerprint rows` (input fingerprints before the call and in its check), `check` (the
-stacked per-call check but the reference), `check: reference` (the per-call reference). Needs a
-python3 with torch.
+stacked per-call check but the reference), `check: reference` (the per-call reference). The last
+column counts the calls that queue device work or allocate (not a metadata read or a view): on a
+GPU those are the ones that cost several microseconds each. Needs a python3 with torch.
 """
 import argparse
 import ast
@@ -47,6 +48,10 @@ def kernel_source():
                  "    return dx.to(x.dtype), dw.to(w.dtype)")
     return "\n\n".join(parts) + "\n"
 PHASES = ("call", "refill", "fingerprint rows", "check", "check: reference")
+# Torch calls that read metadata or make a view: no device work, no allocation (well under a
+# microsecond on the host); every other call queues device work or allocates (several on a GPU).
+METADATA = {"__get__", "numel", "stride", "data_ptr", "is_contiguous", "is_floating_point", "dim", "size", "view",
+            "detach", "unsqueeze", "t", "contiguous", "__getitem__", "element_size", "reshape", "transpose"}
 
 
 def bench_for(shapes, folder):
@@ -72,6 +77,8 @@ def count_calls(op, shape):
     class Count(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             counts[phase[0]] += 1
+            if getattr(func, "__name__", "") not in METADATA:
+                counts["device ops"] += 1
             return func(*args, **(kwargs or {}))
 
     def wrap(obj, name, label):
@@ -152,10 +159,11 @@ def main():
             print("harness_host_calls: cached-words fingerprints equal the uncached ones, see a write, and follow "
                   "a re-pointed input")
         per = count_calls(op, shapes[0])
-    print("| direction | " + " | ".join(PHASES) + " | all |")
-    print("|---" * (len(PHASES) + 2) + "|")
+    print("| direction | " + " | ".join(PHASES) + " | all | of them device ops |")
+    print("|---" * (len(PHASES) + 3) + "|")
     for d, c in per.items():
-        print("| %s | %s | %.0f |" % (d, " | ".join("%.0f" % c.get(p, 0) for p in PHASES), sum(c.values())))
+        ops = c.pop("device ops", 0)
+        print("| %s | %s | %.0f | %.0f |" % (d, " | ".join("%.0f" % c.get(p, 0) for p in PHASES), sum(c.values()), ops))
     return 0
 
 
