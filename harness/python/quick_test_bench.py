@@ -2064,8 +2064,9 @@ class ShapeBench:
                 refs = tuple(stack([r[k] for r in per_call]) for k in range(len(per_call[0])))
                 if self.nbytes[direction] is None:
                     p0, r0 = chunk[0][1], chunk[0][2]
-                    self.nbytes[direction] = op.bytes(self.shape, slots[p0][:self.n_in], r0, slots[p0][self.n_in:],
-                                                      direction)
+                    # a forward call reads no grad_out: the ring's slots hold one only for backward calls
+                    grads = slots[p0][self.n_in:] if not fwd else ()
+                    self.nbytes[direction] = op.bytes(self.shape, slots[p0][:self.n_in], r0, grads, direction)
             # what each output held at its end event, against what it holds now
             snapped = [(i, r) for i, _p, r in chunk if i in acc.snapshots]
             flags = _unwritten_flags([(acc.snapshots.pop(i), r) for i, r in snapped], acc.picks)
@@ -2964,6 +2965,39 @@ def hooks_self_test(check):
             check("changed in the self-test" in str(e), "the tamper message says when")
 
 
+def bytes_self_test(check):
+    """The default bytes a call moves (no bytes_moved hook), through a real ShapeBench on the CPU:
+    forward reads its inputs and writes its outputs; only backward reads a grad_out. The forward
+    count once took the slot's grad_out too, half as much again for an elementwise op, enough to
+    put an honest kernel near its bandwidth over the device's ceiling."""
+    import tempfile
+
+    source = ("import torch\n"
+              "def make_inputs(shape, dtype, device, gen):\n"
+              "    return (torch.randn(shape['M'], shape['N'], generator=gen).to(dtype),)\n"
+              "def forward(x):\n    return x * 2\n"
+              "def reference_forward(x):\n    return x.float() * 2\n"
+              "def backward(x, g):\n    return (g * 2,)\n")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "double.py")
+        with open(path, "w") as f:
+            f.write(source)
+        cfg = {"BACKEND": "TORCH", "BACKEND_ENV": "", "KIND": "memory", "KERNEL_MODULE": path, "FORWARD": "forward",
+               "BACKWARD": "backward", "INPUT_DTYPE": "bf16", "CHECK": "bf16", "SHAPES": [("d", 1, 8, 64)]}
+        shapes = validate_config(cfg)
+        op, err = load_op(cfg, folder, CpuDevice(), torch.bfloat16, shapes)
+        check(op is not None, "bytes: the doubling op loads (%s)" % err)
+        if op is None:
+            return
+        sb = ShapeBench(op, shapes[0], 3, "bf16")
+        for d in sb.directions:
+            sb.run_batch(d, 2, keep=False)
+        tensor = 8 * 64 * 2  # one bf16 8 x 64 tensor
+        check(sb.nbytes["forward"] == 2 * tensor, "bytes: forward moves x and y, not the slot's grad_out (%s)"
+              % sb.nbytes["forward"])
+        check(sb.nbytes["backward"] == 3 * tensor, "bytes: backward moves x, grad_out and dx (%s)" % sb.nbytes["backward"])
+
+
 def self_test():
     import tempfile
     failures = []
@@ -3268,6 +3302,8 @@ def self_test():
         pass
     check(parse_args(["--serve", "--device", "cpu"]).serve, "--serve flag")
     hooks_self_test(check)
+    if torch is not None:
+        bytes_self_test(check)
     # where a shape's batch time went: the slot median joins the split, small times keep 3 digits
     bt = BatchTime()
     bt.add(40.0, 12.0, 3.0, 5.0, 18.0, [6.1, 6.3, 5.9], 2, (1, 3, 2))
