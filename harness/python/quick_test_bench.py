@@ -1593,13 +1593,14 @@ class _Fingerprinter:
             self._weights[key] = w
         return w
 
-    def rows(self, slots):
-        """(n slots, tensors) int64, or None without slots."""
+    def rows(self, slots, count=None):
+        """(n slots, tensors) int64 over each slot's first `count` tensors (None: all of them), or
+        None without slots."""
         if not slots:
             return None
-        known = [self.words_of(sl) if self.words_of else None for sl in slots]
+        known = [self.words_of(sl, count) if self.words_of else None for sl in slots]
         cols = []
-        for j, proto in enumerate(slots[0]):
+        for j, proto in enumerate(slots[0][:count]):
             if known[0] is not None:
                 if known[0][j] is None:
                     continue
@@ -1633,14 +1634,14 @@ class _RingWords:
                 (_words(t), t.data_ptr(), tuple(t.shape), t.stride()) if torch.is_tensor(t) and t.numel() else None
                 for t in slot]
 
-    def of(self, slot):
-        """The slot's words per tensor (None for a non-tensor or empty one), or None for a slot not
-        of this ring."""
+    def of(self, slot, count=None):
+        """The words of the slot's first `count` tensors (None: all; None for a non-tensor or empty
+        one), or None for a slot not of this ring."""
         made = self._slots.get(id(slot))
         if made is None:
             return None
         out = []
-        for t, m in zip(slot, made):
+        for t, m in zip(slot[:count], made):
             if m is None:
                 out.append(None)
             elif t.data_ptr() == m[1] and tuple(t.shape) == m[2] and t.stride() == m[3]:
@@ -1920,8 +1921,15 @@ class ShapeBench:
         self.ring = None
         self.ring_words = _RingWords([])
 
-    def _refill(self, n):
-        """New contents (GPU RNG, queued) in the next n ring slots, drawn the way the op draws its inputs.
+    def _reads(self, direction):
+        """How many of a ring slot's tensors a call of `direction` reads: its inputs, and grad_out
+        only for backward. The others are neither refilled nor fingerprinted for it (a forward call
+        never gets the slot's grad_out: new contents there were device work for nothing)."""
+        return self.n_in if direction == "forward" else None
+
+    def _refill(self, n, direction="backward"):
+        """New contents (GPU RNG, queued) in the next n ring slots, drawn the way the op draws its inputs
+        (the grad_out too for `direction` backward).
         Each slot's draw starts from a seed the system gives now: the kernel runs in this process and
         can read the generator, and a state that carried over would tell it the next slot's inputs
         before they exist (docs/integrity.md, class 8). Only the timed calls' slots: the prepare's
@@ -1932,7 +1940,7 @@ class ShapeBench:
             self.cursor += 1
             self.gen.manual_seed(_fresh_seed())
             self.op.fill_inputs_(slot[:self.n_in], self.shape, self.gen)
-            for t in slot[self.n_in:]:
+            for t in slot[self.n_in:self._reads(direction)]:
                 _fill_random_(t, self.gen)
             slots.append(slot)
         return slots
@@ -2087,7 +2095,7 @@ class ShapeBench:
             tensors = [wrong]
             written = _cat_rows(before[lo:hi])  # only the chunk's rows: no copy of the whole pass per chunk
             if written is not None:
-                after = fp.rows(slots[lo:hi])
+                after = fp.rows(slots[lo:hi], self._reads(direction))
                 tensors.append((after != written).any(dim=1))
             acc.chunks.append(([(i, p) for i, p, _r in chunk], lo, tensors))
         del pending[:]
@@ -2159,9 +2167,9 @@ class ShapeBench:
                 slots, before_rows = [], []
             if i in null_events:
                 self._null_slot(null_events[i], hs)
-            slot = self._refill(1)[0]
+            slot = self._refill(1, direction)[0]
             slots.append(slot)
-            before_rows.append(fp.rows([slot]))
+            before_rows.append(fp.rows([slot], self._reads(direction)))
             self._call(direction, slot, len(slots) - 1, events[i], hs, i in joined, i, acc, pending)
             if len(pending) >= per:
                 checking += check()
@@ -2192,8 +2200,8 @@ class ShapeBench:
                 # the end event must not fail an honest kernel; escaping work is slow again.
                 k = total + j
                 dev.spin(self._spin_ms(direction, 1))
-                one = self._refill(1)
-                one_before = fp.rows(one)
+                one = self._refill(1, direction)
+                one_before = fp.rows(one, self._reads(direction))
                 self._call(direction, one[0], 0, events[k], hs, True, k, acc, pending)
                 self._check(direction, pending, one, [one_before], fp, acc)
                 dev.synchronize()
@@ -2303,7 +2311,7 @@ class ShapeBench:
         if self.ring is None:
             self._build_ring()
         for _ in range(n_plain):
-            slot = self._refill(1)[0]  # as in a batch: no call finds a later call's inputs written
+            slot = self._refill(1, direction)[0]  # as in a batch: no call finds a later call's inputs written
             if direction == "forward":
                 self.op.forward(slot[:self.n_in])
             else:
