@@ -54,11 +54,17 @@ METADATA = {"__get__", "numel", "stride", "data_ptr", "is_contiguous", "is_float
             "detach", "unsqueeze", "t", "contiguous", "__getitem__", "element_size", "reshape", "transpose"}
 
 
-def bench_for(shapes, folder):
-    path = os.path.join(folder, "rms_host.py")
+# --kind gemm: torch's matmul as the kernel, checked the GEMM way (Freivalds projections).
+GEMM_SOURCE = ("import torch\n\n"
+               "def forward(a, b):\n    return torch.matmul(a, b)\n\n"
+               "def backward(a, b, g):\n    return torch.matmul(g, b.t()), torch.matmul(a.t(), g)\n")
+
+
+def bench_for(shapes, folder, kind="memory"):
+    path = os.path.join(folder, "op_host.py")
     with open(path, "w") as f:
-        f.write(kernel_source())
-    cfg = {"BACKEND": "TORCH", "BACKEND_ENV": "", "KIND": "memory", "KERNEL_MODULE": path, "FORWARD": "forward",
+        f.write(kernel_source() if kind == "memory" else GEMM_SOURCE)
+    cfg = {"BACKEND": "TORCH", "BACKEND_ENV": "", "KIND": kind, "KERNEL_MODULE": path, "FORWARD": "forward",
            "BACKWARD": "backward", "INPUT_DTYPE": "bf16", "CHECK": "bf16", "SHAPES": shapes}
     shapes = q.validate_config(cfg)
     op, err = q.load_op(cfg, folder, q.CpuDevice(), torch.bfloat16, shapes)
@@ -150,10 +156,15 @@ def check_cached_words(op, shapes):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="also check the cached-words fingerprints")
+    ap.add_argument("--kind", choices=("memory", "gemm"), default="memory",
+                    help="memory: the sample RMSNorm's hooks (default); gemm: torch's matmul, 32 x 32 x 32")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        # "odd": 15 bf16 elements, 30 bytes: the int16-word path of _words
-        op, shapes = bench_for([("r", 1, 64, 256), ("odd", 1, 3, 5)], folder)
+        if a.kind == "gemm":
+            op, shapes = bench_for([("g", 1, 32, 32, 32)], folder, "gemm")
+        else:
+            # "odd": 15 bf16 elements, 30 bytes: the int16-word path of _words
+            op, shapes = bench_for([("r", 1, 64, 256), ("odd", 1, 3, 5)], folder)
         if a.check:
             check_cached_words(op, shapes)
             print("harness_host_calls: cached-words fingerprints equal the uncached ones, see a write, and follow "
