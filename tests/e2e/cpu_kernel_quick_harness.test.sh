@@ -316,6 +316,9 @@ grep -q "importing the kernel module failed" "$work/err.log" || fail "import fai
 
 # The input fingerprints from the ring's cached word views equal the uncached ones and see a write
 # (the cache saves about 57 torch calls of host time per timed call: bench/harness_host_calls.py).
-"$py" "$src/bench/harness_host_calls.py" --check >"$work/host_calls.out" 2>&1 ||
-  { cat "$work/host_calls.out"; fail "bench/harness_host_calls.py --check"; }
+# Both check paths: the memory-bound reference and the GEMM's Freivalds projections.
+for kind in memory gemm; do
+  "$py" "$src/bench/harness_host_calls.py" --check --kind "$kind" >"$work/host_calls.out" 2>&1 ||
+    { cat "$work/host_calls.out"; fail "bench/harness_host_calls.py --check --kind $kind"; }
+done
 echo "cpu_kernel_quick_harness: ok"
