@@ -31,10 +31,15 @@ bool expectShape(const json& reply, const std::string& shape, WorkerFailure& err
   return true;
 }
 
-// The reply's "check" (prepare, warm), or nothing when it is not PASS, FAIL or ERROR.
-std::optional<measure::Check> checkOf(const json& reply) {
+// The shape a per-shape reply (prepare, warm) names and its "check": the shape must be the one
+// asked for and the check PASS, FAIL or ERROR, or the reply is broken.
+WorkerReply<measure::Check> shapeCheckOf(const json& reply, const std::string& shape, const char* op) {
+  WorkerFailure err;
+  if (!expectShape(reply, shape, err)) return err;
   const json* check = field(reply, "check");
-  return check && check->is_string() ? measure::parseCheck(check->get<std::string>()) : std::nullopt;
+  const auto c = check && check->is_string() ? measure::parseCheck(check->get<std::string>()) : std::nullopt;
+  if (!c) return broken(std::string(op) + ": 'check' must be PASS, FAIL or ERROR");
+  return *c;
 }
 
 std::optional<measure::Direction> directionOf(const std::string& name) {
@@ -112,11 +117,9 @@ WorkerReply<WorkerHello> parseHello(const json& reply) {
 WorkerReply<PreparedShape> parsePrepared(const json& reply, const std::string& shape) {
   PreparedShape p;
   p.shape = shape;
-  WorkerFailure err;
-  if (!expectShape(reply, shape, err)) return err;
-  const auto c = checkOf(reply);
-  if (!c) return broken("prepare: 'check' must be PASS, FAIL or ERROR");
-  p.check = *c;
+  const auto check = shapeCheckOf(reply, shape, "prepare");
+  if (const auto* f = std::get_if<WorkerFailure>(&check)) return *f;
+  p.check = std::get<measure::Check>(check);
   if (const json* problem = field(reply, "problem"); problem && problem->is_string()) p.problem = clip(problem->get<std::string>());
   if (const json* callMs = field(reply, "call_ms"); callMs && callMs->is_object()) {
     for (const auto& [name, v] : callMs->items()) {
@@ -207,11 +210,9 @@ WorkerReply<std::string> parseRow(const json& reply, const std::string& shape) {
 WorkerReply<WarmedShape> parseWarmed(const json& reply, const std::string& shape) {
   WarmedShape w;
   w.shape = shape;
-  WorkerFailure err;
-  if (!expectShape(reply, shape, err)) return err;
-  const auto c = checkOf(reply);
-  if (!c) return broken("warm: 'check' must be PASS, FAIL or ERROR");
-  w.check = *c;
+  const auto check = shapeCheckOf(reply, shape, "warm");
+  if (const auto* f = std::get_if<WorkerFailure>(&check)) return *f;
+  w.check = std::get<measure::Check>(check);
   const json* ms = field(reply, "ms");
   if (!ms || !ms->is_number() || !std::isfinite(ms->get<double>()) || ms->get<double>() < 0) {
     return broken("warm: 'ms' must be the non-negative milliseconds the warm took");
