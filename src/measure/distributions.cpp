@@ -109,17 +109,6 @@ double normalQuantile(double p) {
   return 0.5 * (lo + hi);
 }
 
-double sdUpperBound(double sd, int df, double confidence) {
-  if (df < 1 || !(confidence > 0.0 && confidence < 1.0)) return sd;
-  // Wilson-Hilferty: chi2_p(k) ~ k (1 - 2/(9k) + z_p sqrt(2/(9k)))^3; within a few percent of the
-  // exact quantile at 1 and 2 df, conservative (smaller) there.
-  const double k = static_cast<double>(df);
-  const double z = normalQuantile(1.0 - confidence);
-  const double c = 1.0 - 2.0 / (9.0 * k) + z * std::sqrt(2.0 / (9.0 * k));
-  const double chi2 = k * c * c * c;
-  return chi2 > 1e-9 ? sd * std::sqrt(k / chi2) : sd * 1e3;
-}
-
 namespace {
 
 double upperNormalTail(double x) { return 0.5 * std::erfc(x / std::sqrt(2.0)); }

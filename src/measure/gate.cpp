@@ -188,11 +188,22 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
   // an A/A round spent two extra looks (49 of its 73 s) on mm_1k, whose per-process offset kept
   // it INCONCLUSIVE near no change. Stopping to reject never adds a false ACCEPT, and a look taken
   // to name a regression is one of the maxLooks whose Pocock levels bound every verdict's error.
+  // A point gain at or below minGain can never be accepted as it stands (the skill: "accept only
+  // if the mean gain > 1%"), so it is a futility stop too: stopping to reject adds no false ACCEPT,
+  // and a neutral round on a kernel whose sessions disagree no longer pays for all three looks.
   const bool cannotBeAccepted = result.aggregate && (result.aggregate->ciHigh <= 1.0 + policy.acceptanceDelta ||
-                                                     result.aggregate->ciHigh <= 1.0 + policy.minGain);
+                                                     result.aggregate->ciHigh <= 1.0 + policy.minGain ||
+                                                     result.aggregate->ratio - 1.0 <= policy.minGain);
   if (fatal.empty() && again.empty()) {
     for (const auto& v : result.shapes) {
       if (v.verdict != Verdict::Inconclusive || v.regressionExcluded) continue;
+      // Shown within its tolerance (fixed at BASELINE from the shape's precision): it cannot hide
+      // a slowdown the plan promised to catch, so it does not hold the round up. Named in a note,
+      // so an ACCEPT says which shapes were judged at their tolerance rather than resolved.
+      if (v.withinTolerance) {
+        notes.add(ReasonCode::ShapeInconclusive, v.label, [&] { return v.label + " INCONCLUSIVE, " + v.note; });
+        continue;
+      }
       const bool slowerBeyondDelta = v.ratio < 1.0 - v.delta;
       if (cannotBeAccepted && (atCap || !slowerBeyondDelta))
         notes.add(ReasonCode::ShapeInconclusive, v.label, [&] {
@@ -203,8 +214,8 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
         });
       else if (atCap)
         fatal.add(ReasonCode::NotShownBetter, v.label, [&] {
-          return v.label + " still INCONCLUSIVE after " + std::to_string(v.pairs) + " blocks (look " + std::to_string(look) +
-                 "): " + v.note;
+          return v.label + " not shown within its tolerance " + percentText(v.tolerance) + " after " +
+                 std::to_string(v.pairs) + " blocks (look " + std::to_string(look) + "): " + v.note;
         });
       else
         again.add(ReasonCode::ShapeInconclusive, v.label, [&] { return v.label + ": " + v.note; });
@@ -220,7 +231,7 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
                            percent(agg.ciHigh - 1) + ", " + std::to_string(agg.pairs) + " pairs)";
     if (agg.ciHigh <= bar) {
       fatal.add(ReasonCode::AggregateNotBetter, "", [&] { return ci + " is not above " + percent(bar - 1); });
-    } else if (agg.ciHigh <= 1.0 + policy.minGain || (agg.ciLow > bar && agg.ratio - 1.0 <= policy.minGain)) {
+    } else if (agg.ciHigh <= 1.0 + policy.minGain || agg.ratio - 1.0 <= policy.minGain) {
       fatal.add(ReasonCode::GainBelowMinimum, "", [&] { return ci + ": gain below the minimum " + percent(policy.minGain); });
     } else if (agg.ciLow <= bar) {
       if (atCap)

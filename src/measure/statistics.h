@@ -35,9 +35,16 @@ struct GatePolicy {
   double margin = 0.015;
   double deltaFloor = 0.01;             // criterion's 1% noise floor
   double aaQuantile = 0.975;            // only reported (ShapeNoise::q975); no longer sets delta
-  // The skill's "a shape regressed >= 5% is a hard reject": delta never exceeds it, and a shape
-  // whose MDE exceeds it is reported blind.
+  // The skill's "a shape regressed >= 5% is a hard reject": delta never exceeds it, a shape whose
+  // MDE exceeds it is reported blind, and no shape's tolerance (below) is wider.
   double regressionTolerance = 0.05;
+  // Each shape's non-inferiority tolerance (ShapeNoise::tolerance) is fixed at BASELINE as the
+  // slowdown an unchanged shape is shown not to exceed, with this power, at the first look:
+  // (t_{1-a} + t_{power}) x the look's SE, a the one-sided TOST level, clamped to
+  // [margin, regressionTolerance]. A quiet shape gets the margin, a noisy one what its precision
+  // allows; a shape that cannot be shown within regressionTolerance in maxLooks looks makes the
+  // plan undecidable, and BASELINE refuses it with the fix (docs/statistics.md section 3).
+  double tolerancePower = 0.95;
   // ACCEPT needs the aggregate CI lower bound > 1 + acceptanceDelta ...
   double acceptanceDelta = 0.0;
   // ... and the aggregate point gain > minGain (the skill: "accept only if the mean gain > 1%").
@@ -74,16 +81,15 @@ struct GatePolicy {
   // A/A means must be <= harnessBetweenRatio x the within-process SE.
   double harnessBiasFloor = 0.0025;
   double harnessBetweenRatio = 1.5;
-  // Every shape's SE floor per look is this upper confidence bound of the A/A session means' sd
-  // (ShapeNoise::processSd), whether or not the block passed as the unit: 3 sessions estimate it
-  // with 2 degrees of freedom, and a process effect the 1.5x test let through gave false
-  // REGRESSED/IMPROVED verdicts on the H200. 0.95 (4.4x the estimate) is what keeps false
-  // REGRESSED under 0.5% per A/A round in bench/gate_simulation.cpp (docs/statistics.md section 3).
-  double processSdConfidence = 0.95;
-  // Worker sessions of the BASELINE A/A (gate.aa_sessions): the SE floor above has aaSessions - 1
-  // degrees of freedom, so more sessions tighten every shape's floor (3: 4.4x the estimate, 6:
-  // 2.1x) at the price of one worker session of the baseline each.
+  // Worker sessions of the BASELINE A/A (gate.aa_sessions). Every verdict also holds under the
+  // model in which a worker session, not a block, is the unit (ShapeNoise::processSd with
+  // aaSessions - 1 degrees of freedom): more sessions narrow every interval of a shape whose
+  // sessions disagree, at the price of one worker session of the baseline each.
   int aaSessions = 3;
+  // BASELINE adds A/A sessions, up to this many in all, when a shape is undecidable with
+  // aaSessions but would be with more (ShapeHarness::sessionsToDecide): the baseline is paid once,
+  // every round pays for an undecidable plan. Beyond it the BASELINE refuses with the fix.
+  int maxAaSessions = 8;
   // Older names the engine still reads: pairs (= blocks) per VALIDATE and per REMEASURE, and the
   // cap. Kept equal to blocksPerLook and blocksPerLook * maxLooks; the gate stops at whichever of
   // maxLooks and maxPairs comes first.
@@ -121,12 +127,20 @@ struct ShapeNoise {
   // The practical threshold recorded with the calibration: the policy margin (clamped). Verdicts
   // take delta from the policy, so a ledger's older noise-derived delta is never used again.
   double delta = 0.0;
-  // The upper GatePolicy::processSdConfidence bound of the sd of one A/A worker session's mean
-  // log ratio, for every shape (the process-means fallback or not). A verdict's SE is never below
-  // it divided by the square root of the sessions the round ran (Calibration::forSessions):
-  // blocks from one process cannot be more certain than processes disagree. 0 with fewer than 2
-  // sessions.
+  // The sd of one A/A worker session's mean log ratio (over processDf + 1 sessions), for every
+  // shape (the process-means fallback or not). Every verdict's interval is at least the t
+  // interval of this sd divided by the square root of the round's sessions
+  // (Calibration::forSessions), with processDf degrees of freedom: blocks from one process cannot
+  // be more certain than processes disagree, and a t pivot on the sessions' own sd keeps its level
+  // whatever the process effect. 0 with fewer than 2 sessions. Calibrations written before
+  // processDf existed (processDf 0) hold an upper confidence bound here, used as a plain floor.
   double processSd = 0.0;
+  int processDf = 0;
+  // The slowdown (relative) this shape must be shown not to exceed for a candidate to be
+  // accepted (non-inferiority at the TOST level): fixed at BASELINE from its precision
+  // (GatePolicy::tolerancePower), between the margin and regressionTolerance. 0 in calibrations
+  // written before it existed: the margin is used.
+  double tolerance = 0.0;
 };
 
 struct Calibration {
@@ -168,21 +182,60 @@ struct ShapeHarness {
   // ProcessMean; maxBlocks when the target is not reachable.
   int unitsNeeded = 0;
   bool reachable = false;
-  double mdeAtPlan = 0.0;    // MDE at policy.blocksPerLook units
+  double mdeAtPlan = 0.0;    // MDE at policy.blocksPerLook units (the SE floor counted)
   double mdeAtNeeded = 0.0;  // MDE at unitsNeeded units
+  // One session's sd (ShapeNoise::processSd) and what the plan can decide: the tolerance
+  // this shape is judged at, and the looks an unchanged shape needs to be shown within it with
+  // tolerancePower (0 when no look up to maxLooks can: undecidable).
+  double floorPerLook = 0.0;
+  double tolerance = 0.0;
+  int looksNeeded = 0;
+  bool decidable = false;
+  // For an undecidable shape, what would make it decidable (0: nothing within range): the A/A
+  // sessions (gate.aa_sessions, at most 12; the same session sd, more degrees of freedom), the
+  // looks (gate.max_looks, at most 10), and the
+  // regression tolerance (gate.regression_pct) at the manifest's sessions and looks.
+  int sessionsToDecide = 0;
+  int looksToDecide = 0;
+  double toleranceToDecide = 0.0;
   std::string message;       // one line: what was found and what it means
 };
 
 struct HarnessCheck {
   std::vector<ShapeHarness> shapes;
-  bool ok = false;         // every shape unbiased and its target MDE reachable
+  bool ok = false;         // every shape unbiased and decidable within its tolerance in maxLooks looks
   int blocksPerLook = 0;   // what the engine should run per look: max(policy, every Block shape's need), even
+  int looksNeeded = 0;     // the most looks an unchanged shape needs (a neutral round's expected looks)
   std::vector<std::string> problems;  // one line per failing shape, with the fix ("fix the harness: ...")
   Calibration calibration;  // per shape: pooled sd per block, delta = margin (for the ledger)
-  // True when the check failed only on A/A bias (every shape reachable, checked over >= 2
+  // True when the check failed only on A/A bias (every shape decidable, checked over >= 2
   // sessions): the one failure a chance reading can cause, so BASELINE confirms it on fresh sessions.
   bool failedOnlyOnBias() const;
+  // The A/A sessions in all that would make every undecidable shape decidable (whatever else
+  // failed: more sessions also re-check a bias); 12, the most, for a shape that no count would
+  // decide at its current estimate (from few sessions it may be high by chance); 0 when every
+  // shape is decidable or one was measured in fewer than 2 sessions.
+  int sessionsToDecide() const;
 };
+
+// What the plan can decide for one shape: `sdPerBlock` (log ratio), `floorPerLook` (one session's
+// sd, ShapeNoise::processSd, with `floorDf` degrees of freedom), `blocksPerLook` blocks a look, at
+// most policy.maxLooks looks. The tolerance is (t_{1-a} + t_{tolerancePower}) x the first look's
+// SE (the wider of the blocks' and the sessions' model), a the one-sided TOST level, clamped to
+// [margin, regressionTolerance]; looksNeeded the first look at which an
+// unchanged shape is shown within it with that power, 0 if none is (undecidable).
+// toleranceAtLastLook: the tolerance the last look could show (what gate.regression_pct would
+// have to be).
+struct ShapePlan {
+  double tolerance = 0.0;
+  int looksNeeded = 0;
+  double toleranceAtLastLook = 0.0;
+};
+ShapePlan planShape(double sdPerBlock, double floorPerLook, int floorDf, int blocksPerLook, const GatePolicy& policy);
+
+// The one-sided level of every look's equivalence and non-inferiority interval: Pocock's per-look
+// level for 2 x familyWiseAlpha over maxLooks looks, halved (2.3% for 3 looks at 0.05).
+double toleranceLevel(const GatePolicy& policy);
 
 // `perProcess[p]` is the A/A of worker session p (each shape's blocks as pairs, NaN placeholders
 // allowed). Three sessions of blocksPerLook blocks is the plan (docs/statistics.md).
@@ -198,6 +251,11 @@ struct ShapeVerdict {
   double ciLow = 0.0, ciHigh = 0.0;    // simultaneous CI of the ratio (level 1 - alpha/k)
   double tostLow = 0.0, tostHigh = 0.0;  // equivalence interval of the ratio (level 1 - 2 alpha)
   double delta = 0.0;                  // practical threshold (relative, e.g. 0.012 = 1.2%)
+  // The shape's non-inferiority tolerance (ShapeNoise::tolerance, at least delta) and whether the
+  // equivalence interval's lower end is above -tolerance: the candidate is shown not to have
+  // slowed this shape by more than its tolerance. ACCEPT needs it on every shape.
+  double tolerance = 0.0;
+  bool withinTolerance = false;
   double pRegressed = 1.0;             // Holm-adjusted p of "slower than no change" (1 when faster)
   double pImproved = 1.0;              // Holm-adjusted p of "faster than no change" (1 when slower)
   double mde = 0.0;                    // relative slowdown flagged REGRESSED with policy.mdePower
@@ -313,10 +371,6 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy);
 double studentTQuantile(double p, double df);
 double studentTUpperTail(double t, double df);
 double normalQuantile(double p);
-// The upper `confidence` bound of a standard deviation estimated as `sd` with `df` degrees of
-// freedom: sd * sqrt(df / chi2_{1-confidence}(df)), the chi-square quantile by Wilson-Hilferty.
-// 2 df at 0.8: about 2.1 x sd.
-double sdUpperBound(double sd, int df, double confidence);
 // Holm step-down adjusted p-values (same order as the input).
 std::vector<double> holmAdjust(const std::vector<double>& pValues);
 // Pocock's group-sequential boundary: the constant c such that K looks at equally spaced
