@@ -2,6 +2,7 @@
 // commit in the working tree and in the best worktree, interleaved) for the per-shape noise
 // calibration, representative shapes, the frozen set, the kernel snapshot (rollback root).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <set>
 #include <system_error>
@@ -103,7 +104,10 @@ class BaselineRun {
     return failure;
   }
   void offerAaSpares();
-  bool runAaSessions();
+  bool runAaSessions(int count = 0);  // 0: gate.aa_sessions
+  std::vector<std::string> planCostLines(const measure::HarnessCheck& check) const;
+  std::optional<Stop> recheckFrom(int first);
+  std::optional<Stop> extendUntilDecidable(int first);
   measure::HarnessCheck checkSessions(int first) const;
   void assembleRuns();
   bool teachQuickHarness();
@@ -125,6 +129,9 @@ class BaselineRun {
   std::unique_ptr<MeasurementRunner> runner_;
   std::vector<PairRun> runs_;
   int sessionsRun_ = 0;
+  double secondsPerSession_ = 0;  // the A/A's wall time per worker session (the plan's price)
+  int extendedFrom_ = 0;          // > 0: the A/A was extended past this many sessions to decide a shape
+  int confirmSessions_ = 0;       // the fresh sessions a bias alarm was confirmed on
   int sparesOfferedUntil_ = 0;  // the sessions before this one have workers started ahead (or had)
   std::vector<std::string> labels_;
   std::string header_;
@@ -239,14 +246,74 @@ void BaselineRun::offerAaSpares() {
 // shows as a spread of the per-session means beyond what the blocks inside each session explain;
 // more tighten every shape's SE floor (docs/statistics.md). The runner numbers them, so a second
 // call continues the numbering. False when the user cancelled or a run was lost.
-bool BaselineRun::runAaSessions() {
+bool BaselineRun::runAaSessions(int count) {
   offerAaSpares();
   const int blocks = policy_.blocksPerLook;
-  for (int i = 0; i < policy_.aaSessions && !ctx_.cancel.cancelled(); ++i, ++sessionsRun_) {
+  const auto started = std::chrono::steady_clock::now();
+  const int before = sessionsRun_;
+  for (int i = 0; i < (count > 0 ? count : policy_.aaSessions) && !ctx_.cancel.cancelled(); ++i, ++sessionsRun_) {
     auto more = runner_->run(plan_, sessionsRun_ * blocks, blocks, ctx_, 2 + 2.0 * sessionsRun_ * blocks, total_);
     for (auto& p : more) runs_.push_back(std::move(p));
   }
+  if (sessionsRun_ > before)
+    secondsPerSession_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() /
+                         static_cast<double>(sessionsRun_ - before);
   return !ctx_.cancel.cancelled() && runner_->lostRun().empty();
+}
+
+// The harness check again over sessions [first, sessionsRun_), after more were run.
+std::optional<Stop> BaselineRun::recheckFrom(int first) {
+  assembleRuns();
+  if (auto problems = baselineProblems(assembled_, labels_); !problems.empty()) {
+    return stopBroken("the baseline benchmark is not clean", problems);
+  }
+  harness_ = checkSessions(first);
+  return std::nullopt;
+}
+
+// A shape that more sessions would make decidable gets them, up to maxAaSessions in the set
+// that decides: the baseline is paid once, and an undecidable plan would make every round
+// unacceptable. Each check may ask again (the sessions' sd is re-estimated from more of them).
+std::optional<Stop> BaselineRun::extendUntilDecidable(int first) {
+  for (;;) {
+    const int have = sessionsRun_ - first;
+    const int need = std::min(harness_->sessionsToDecide(), policy_.maxAaSessions);
+    if (need <= have) return std::nullopt;
+    if (!extendedFrom_) extendedFrom_ = have;
+    if (!runAaSessions(need - have)) return stopMeasuring({&tag_});
+    if (auto stop = recheckFrom(first)) return stop;
+  }
+}
+
+// What the plan costs, from the A/A's own sessions: a look is one pair of worker sessions like
+// an A/A session, with the plan's blocks instead of gate.pairs. Said before round 2, so a user
+// sees the price of a round (and of a fix) before paying it.
+std::vector<std::string> BaselineRun::planCostLines(const measure::HarnessCheck& check) const {
+  if (secondsPerSession_ <= 0) return {};
+  const double perLook =
+      secondsPerSession_ * static_cast<double>(check.blocksPerLook) / static_cast<double>(std::max(1, policy_.blocksPerLook));
+  auto seconds = [](double s) { return std::to_string(static_cast<long long>(std::ceil(s))) + " s"; };
+  const bool decidable = std::all_of(check.shapes.begin(), check.shapes.end(),
+                                     [](const measure::ShapeHarness& sh) { return sh.decidable; });
+  std::vector<std::string> lines;
+  lines.push_back("expected validate_round: about " + seconds(perLook) + " a look of " +
+                  std::to_string(check.blocksPerLook) + " blocks (an A/A worker session took " +
+                  seconds(secondsPerSession_) + "); " +
+                  (decidable ? "a neutral round on unchanged shapes takes " + std::to_string(std::max(1, check.looksNeeded)) +
+                                   " look(s), about " + seconds(perLook * std::max(1, check.looksNeeded)) + ", "
+                             : std::string()) +
+                  "at most " + std::to_string(policy_.maxLooks) + " (" + seconds(perLook * policy_.maxLooks) +
+                  "), plus the build and the tests");
+  for (const auto& sh : check.shapes) {
+    if (sh.decidable || sh.processes < 2) continue;
+    if (sh.sessionsToDecide)
+      lines.push_back(sh.label + ": gate.aa_sessions " + std::to_string(sh.sessionsToDecide) + " costs the BASELINE about " +
+                      seconds(secondsPerSession_ * (sh.sessionsToDecide - policy_.aaSessions)) + " more");
+    if (sh.looksToDecide)
+      lines.push_back(sh.label + ": gate.max_looks " + std::to_string(sh.looksToDecide) + " lets a round take up to " +
+                      seconds(perLook * sh.looksToDecide) + " of looks");
+  }
+  return lines;
 }
 
 void BaselineRun::assembleRuns() {
@@ -296,28 +363,29 @@ measure::HarnessCheck BaselineRun::checkSessions(int first) const {
 std::optional<Stop> BaselineRun::checkHarness() {
   if (plan_.workers) {
     harness_ = checkSessions(0);
+    if (auto stop = extendUntilDecidable(0)) return stop;
     // A bias alarm alone is confirmed on fresh sessions before the harness is refused: a real
     // order or arm effect reads again, a chance reading (familyWiseAlpha of honest harnesses)
-    // almost never does twice. The verdict is the fresh sessions'; the alarm is recorded.
+    // almost never does twice. The verdict is the fresh sessions' (as many as the alarm's set);
+    // the alarm is recorded.
     if (harness_->failedOnlyOnBias()) {
       unconfirmedBias_ = harness_->problems;
       const int first = sessionsRun_;
-      if (!runAaSessions()) return stopMeasuring({&tag_});
-      assembleRuns();
-      if (auto problems = baselineProblems(assembled_, labels_); !problems.empty()) {
-        return stopBroken("the baseline benchmark is not clean", problems);
-      }
-      harness_ = checkSessions(first);
+      confirmSessions_ = sessionsRun_;
+      if (!runAaSessions(sessionsRun_)) return stopMeasuring({&tag_});
+      if (auto stop = recheckFrom(first)) return stop;
+      if (auto stop = extendUntilDecidable(first)) return stop;
     }
     if (!harness_->ok) {
       std::vector<std::string> details = harness_->problems;
       if (!unconfirmedBias_.empty()) details.insert(details.begin(), "the A/A read a bias, and fresh sessions read it again:");
       for (const auto& sh : harness_->shapes) details.push_back(sh.message);
-      return stopBroken("the harness cannot support the gate: its A/A is biased, or it cannot reach a " +
-                            measure::percentText(policy_.targetMde) + " minimum detectable change within " +
-                            std::to_string(policy_.maxBlocks) +
-                            " blocks per look; fix the harness (longer batches: bench.batch_ms, a quieter "
-                            "machine), or raise gate.target_mde_pct knowingly",
+      for (auto& line : planCostLines(*harness_)) details.push_back(std::move(line));
+      return stopBroken("the harness cannot support the gate: its A/A is biased, or a shape cannot be shown within "
+                        "the regression tolerance " +
+                            measure::percentText(policy_.regressionTolerance) + " in " + std::to_string(policy_.maxLooks) +
+                            " looks, so no round could be accepted; each problem line names the fix (a gate key and "
+                            "its value), or fix the harness (longer batches: bench.batch_ms, a quieter machine)",
                         details);
     }
     // Per-session noise, and the process-means floor of the shapes whose sessions disagree.
@@ -463,7 +531,10 @@ BaselineResult BaselineRun::record() {
   result.commit = head_;
   result.shapes = rows_;
   for (auto& row : result.shapes) {
-    if (const auto* n = calibration_.find(row.label)) row.deltaPct = 100.0 * n->delta;
+    if (const auto* n = calibration_.find(row.label)) {
+      row.deltaPct = 100.0 * n->delta;
+      if (n->tolerance > 0) row.tolerancePct = 100.0 * n->tolerance;
+    }
     row.verdict = "BASELINE";
   }
   result.aggregate = detail::aggregateRow(s_, result.shapes, nullptr);
@@ -477,8 +548,14 @@ BaselineResult BaselineRun::record() {
     result.blocksPerLook = harness_->blocksPerLook;
     result.aaSessions = sessionsRun_;
     for (const auto& sh : harness_->shapes) result.harness.push_back(sh.message);
+    if (extendedFrom_ > 0)
+      result.harness.push_back("the A/A ran " + std::to_string(sessionsRun_) + " worker sessions, not " +
+                               std::to_string(extendedFrom_) +
+                               ": with fewer, a shape could not be shown within the regression tolerance in " +
+                               std::to_string(policy_.maxLooks) + " looks (set gate.aa_sessions to skip the first check)");
+    for (auto& line : planCostLines(*harness_)) result.harness.push_back(std::move(line));
     for (const auto& alarm : unconfirmedBias_)
-      result.harness.push_back("not confirmed by " + std::to_string(policy_.aaSessions) +
+      result.harness.push_back("not confirmed by " + std::to_string(confirmSessions_) +
                                " fresh sessions (their check above decided): " + alarm);
   }
   result.benchmarkCsv = rp_.benchmarkCsv.string();

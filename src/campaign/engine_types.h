@@ -105,6 +105,8 @@ struct ShapeRow {
   std::optional<double> ciLowPct, ciHighPct;
   std::optional<double> deltaPct;   // practical threshold (A/A), percent
   std::optional<double> mdePct;
+  // The slowdown this shape is shown not to exceed for an ACCEPT (fixed at BASELINE), percent.
+  std::optional<double> tolerancePct;
   std::string verdict;              // IMPROVED / SAME / REGRESSED / INCONCLUSIVE / FAIL / ""
   std::string note;
 };

@@ -155,7 +155,7 @@ Outcome<ValidateResult> CampaignEngine::validateRound(const ValidateRequest& q, 
   }
 
   auto executor = detail::makeExecutorFor(options_, s.manifest);
-  const measure::GatePolicy policy = gatePolicyFor(s.manifest);
+  const measure::GatePolicy policy = detail::policyForPlan(s, gatePolicyFor(s.manifest));
   const ValidationContext c{s, *executor, ctx, rp, open.number, checked.fingerprint, policy,
                             4.0 + 2.0 * policy.maxPairs};
   ValidationRun run;

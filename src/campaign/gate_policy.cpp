@@ -18,6 +18,7 @@ measure::GatePolicy gatePolicyFromManifest(const Manifest& m) {
   p.deltaFloor = std::min(p.deltaFloor, p.margin);
   p.targetMde = g.targetMdePct / 100.0;
   p.aaSessions = g.aaSessions;
+  p.maxAaSessions = std::max(p.maxAaSessions, p.aaSessions);
   const int blocks = std::max(1, g.pairs);
   p.blocksPerLook = blocks;
   // Every look adds a whole look of blocks; a cap between two looks ends at the lower one, and the

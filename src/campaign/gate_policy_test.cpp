@@ -98,7 +98,8 @@ TEST_CASE("docs/statistics.md's defaults table is what the code ships") {
       {"nearNoiseRemeasures", p.nearNoiseRemeasures}, {"chainDrop", p.chainDrop},
       {"aggregateConfidence", p.aggregateConfidence}, {"deltaFloor", p.deltaFloor}, {"seFloor", p.seFloor},
       {"mdePower", p.mdePower}, {"maxBlocks", p.maxBlocks}, {"harnessBiasFloor", p.harnessBiasFloor},
-      {"harnessBetweenRatio", p.harnessBetweenRatio}, {"processSdConfidence", p.processSdConfidence},
+      {"harnessBetweenRatio", p.harnessBetweenRatio}, {"tolerancePower", p.tolerancePower},
+      {"maxAaSessions", p.maxAaSessions},
       {"minGain", p.minGain}, {"aaSessions", p.aaSessions},
       {"acceptanceDelta", p.acceptanceDelta}, {"minPairs", p.minPairs},
       {"bootstrapResamples", p.bootstrapResamples}};

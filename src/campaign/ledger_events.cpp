@@ -185,6 +185,8 @@ measure::ShapeNoise decodeShapeNoise(const Fields& f) {
   n.q975 = f.number("q975");
   n.delta = f.number("delta");
   n.processSd = f.number("process_sd");
+  n.processDf = static_cast<int>(f.integer("process_df"));  // absent: 0, process_sd a plain floor
+  n.tolerance = f.number("tolerance");  // absent before tolerances: 0, the margin
   return n;
 }
 
@@ -411,8 +413,12 @@ std::optional<LedgerPayload> decodePayload(const std::string& type, const Fields
 }
 
 json shapeNoiseJson(const measure::ShapeNoise& n) {
-  return {{"label", n.label},          {"pairs", n.pairs}, {"sd_log_ratio", n.sdLogRatio},
-          {"q975", n.q975},            {"delta", n.delta}, {"process_sd", n.processSd}};
+  json out = {{"label", n.label}, {"pairs", n.pairs}, {"sd_log_ratio", n.sdLogRatio},
+              {"q975", n.q975},   {"delta", n.delta}, {"process_sd", n.processSd}};
+  // Written only when set, so a line from before they existed encodes back to its own hash.
+  if (n.processDf) out["process_df"] = n.processDf;
+  if (n.tolerance > 0) out["tolerance"] = n.tolerance;
+  return out;
 }
 
 template <class T, class ToJson>

@@ -47,15 +47,30 @@ nlohmann::json harnessToJson(const measure::HarnessCheck& check) {
                       {"sd_per_unit", sh.sdPerUnit},
                       {"units_needed", sh.unitsNeeded},
                       {"mde_at_plan", sh.mdeAtPlan},
+                      {"floor_per_look", sh.floorPerLook},
+                      {"tolerance", sh.tolerance},
+                      {"looks_needed", sh.looksNeeded},
                       {"message", sh.message}});
   }
-  return {{"ok", check.ok}, {"blocks_per_look", check.blocksPerLook}, {"shapes", shapes}, {"problems", check.problems}};
+  return {{"ok", check.ok},
+          {"blocks_per_look", check.blocksPerLook},
+          {"looks_needed", check.looksNeeded},
+          {"shapes", shapes},
+          {"problems", check.problems}};
 }
 
 int blocksPerLookOf(const OpenCampaign& session, const measure::GatePolicy& policy) {
   const auto* b = session.rounds.baseline();
   const int blocks = b ? harnessBlocksPerLook(*b) : 0;
   return blocks > 0 ? std::max(blocks, policy.blocksPerLook) : policy.blocksPerLook;
+}
+
+measure::GatePolicy policyForPlan(const OpenCampaign& session, measure::GatePolicy policy) {
+  const int blocks = blocksPerLookOf(session, policy);
+  if (blocks <= policy.blocksPerLook) return policy;
+  policy.blocksPerLook = policy.defaultPairs = policy.remeasurePairs = blocks;
+  policy.maxPairs = blocks * std::max(1, policy.maxLooks);
+  return policy;
 }
 
 namespace {

@@ -32,6 +32,10 @@ measure::Calibration calibrationOf(const OpenCampaign& session);
 // (the policy's when the campaign measured process pairs, or was baselined before the check).
 nlohmann::json harnessToJson(const measure::HarnessCheck& check);
 int blocksPerLookOf(const OpenCampaign& session, const measure::GatePolicy& policy);
+// The policy a round is judged by: the manifest's, with the looks sized by the BASELINE's plan
+// (blocksPerLookOf), so a plan that asked for more blocks a look than gate.pairs still gets its
+// gate.max_looks looks: the block cap is blocks per look x looks, not gate.max_pairs.
+measure::GatePolicy policyForPlan(const OpenCampaign& session, measure::GatePolicy policy);
 
 // The number in the next measurement's tag: one more than the round's finished measurements and
 // the interrupted ones discarded after a crash (artifacts/discarded-tags), so a bench process

@@ -27,6 +27,7 @@ std::vector<ShapeRow> shapeRows(const AssembledRuns& assembled, const std::vecto
         row.ciHighPct = 100.0 * (v.ciHigh - 1.0);
         row.deltaPct = 100.0 * v.delta;
         row.mdePct = 100.0 * v.mde;
+        row.tolerancePct = 100.0 * v.tolerance;
         if (row.verdict.empty()) row.verdict = measure::toString(v.verdict);
         row.note = v.note;
       }

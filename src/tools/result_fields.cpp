@@ -34,6 +34,7 @@ void describe(FieldVisitor& v, campaign::ShapeRow& r) {
   v.field(out("ci_high_pct"), r.ciHighPct);
   v.field(out("delta_pct"), r.deltaPct);
   v.field(out("mde_pct"), r.mdePct);
+  v.field(out("tolerance_pct"), r.tolerancePct);
   v.field(out("verdict").required(), r.verdict);
   v.field(out("note"), r.note);
 }

@@ -28,7 +28,9 @@ def serve():
     aa_bias=<x> makes a worker outside kopt's best worktree (the A/A's candidate arm runs in the
     campaign's repository) read x slower in the first aa_bias_sessions workers started in its
     build directory (default: all): an arm effect the BASELINE A/A must find, and, confined to
-    the first sessions, a chance alarm that fresh sessions do not confirm."""
+    the first sessions, a chance alarm that fresh sessions do not confirm. session_sd=<x> is a
+    per-process effect: the same worker reads x slower, as fast, or x faster, in turns by its
+    start number, so the A/A's sessions disagree by exactly x."""
     reply_fd = os.dup(1)
     os.dup2(2, 1)
     out = os.fdopen(reply_fd, "w")
@@ -39,6 +41,8 @@ def serve():
     slow = 1.0
     if "/worktrees/" not in os.getcwd() and n < int(cfg.get("aa_bias_sessions", "1000")):
         slow += float(cfg.get("aa_bias", "0"))
+    if "/worktrees/" not in os.getcwd():
+        slow *= math.exp(float(cfg.get("session_sd", "0")) * (n % 3 - 1))
     speed = float(cfg.get("speed", "100"))
     noise = float(cfg.get("noise", "0.002"))
     known = {s[0]: s for s in SHAPES}
