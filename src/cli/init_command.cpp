@@ -17,6 +17,7 @@
 #include "campaign/manifest.h"
 #include "cli/commands.h"
 #include "cli/init_plan.h"
+#include "cli/python_imports.h"
 #include "device/device_runtime.h"
 #include "exec/executor.h"
 #include "exec/output_tail.h"
@@ -44,14 +45,16 @@ const char* kInitUsage = R"(kopt init: set up a campaign on your own kernel (doc
 Options:
   --kind gemm|memory        the frozen CSV schema (default: memory when the kernel file defines
                             make_inputs and reference_forward, else gemm)
-  --backend B               TRITON (default for @triton.jit), HIP, CUDA, CK, CPU, ...
+  --backend B               TRITON (default when FILE.py or the repository files it imports
+                            hold an @triton.jit kernel), HIP, CUDA, CK, HIPBLASLT, TURBO, CPU
   --forward NAME            the function timed forward (default: forward)
   --backward NAME|autograd|none   (default: backward when defined, else none)
   --dtype D --check C       input dtype and correctness class (default bf16, check = dtype)
   --device cuda|cpu         where the harness runs (cpu goes with --backend CPU)
   --gpu ARCH                target_gpu (default: this machine's GPU)
   --op NAME --metric M      target_op (default: FILE's stem + dtype), primary_metric
-  --kernel-source PATH      a file a round may change (repeatable; default: FILE.py)
+  --kernel-source PATH      a file a round may change (repeatable; default: FILE.py and the
+                            Triton kernels it imports from the repository); the rest is frozen
   --build-command CMD       rebuilds the kernel (compiled kernels)
   --batch-ms MS             one measured batch (default 40 memory-bound on a GPU, else 20)
   --validate-shape LABEL    the shape the validation runs (default: the first)
@@ -210,6 +213,16 @@ bool resolveKernel(InitRequest& q, const fs::path& repo, PythonKernelTraits& tra
   q.kernel = rel.string();
   q.kernelModule = dottedName(repo, q.kernel);
   traits = inspectPythonKernel(util::readFile(kernel));
+  // A kernel package's hooks file imports its kernels: those files decide the backend and are
+  // what a round changes (completeInitRequest).
+  const RepoFileReader read = [&repo](const std::string& path) -> std::optional<std::string> {
+    std::error_code e;
+    if (!fs::is_regular_file(repo / path, e)) return std::nullopt;
+    return util::readFile(repo / path);
+  };
+  for (const auto& file : importedRepoFiles(q.kernel, read)) {
+    if (inspectPythonKernel(read(file).value_or("")).triton) traits.importedKernels.push_back(file);
+  }
   return true;
 }
 
@@ -288,12 +301,16 @@ int initCommand(const Args& args) {
   std::cout << "kopt init in " << repo.string() << "\n";
   if (!q.ownBench()) {
     std::cout << "  kernel   " << q.kernel << (q.kernelModule.empty() ? "" : " (imported as " + q.kernelModule + ")")
-              << ": " << (traits.triton ? "Triton; " : "") << "defines " << util::join(traits.functions, ", ") << "\n";
+              << ": " << (traits.triton ? "Triton; " : "") << "defines " << util::join(traits.functions, ", ")
+              << (traits.importedKernels.empty() ? "" : "; imports the Triton kernels of " + util::join(traits.importedKernels, ", "))
+              << "\n";
   } else {
     std::cout << "  bench    " << q.benchCommand << "\n";
   }
   std::cout << "  target   " << q.op << " on " << q.backend << " / " << q.gpu << ", " << q.kind << " schema, primary metric "
             << q.metric << ", forward " << q.forward << ", backward " << q.backward << "\n";
+  const auto scope = roundScopeLines(q);
+  for (std::size_t i = 0; i < scope.size(); ++i) std::cout << (i == 0 ? "  rounds   " : "           ") << scope[i] << "\n";
   std::vector<std::string> written;
   try {
     for (const auto& [path, content] : writes) {
