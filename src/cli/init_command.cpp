@@ -18,9 +18,9 @@
 #include "cli/commands.h"
 #include "cli/init_plan.h"
 #include "cli/python_imports.h"
+#include "cli/run_log_cause.h"
 #include "device/device_runtime.h"
 #include "exec/executor.h"
-#include "exec/output_tail.h"
 #include "measure/bench_table.h"
 #include "tools/catalog.h"
 #include "util/atomic_file.h"
@@ -126,10 +126,21 @@ std::string fixed(double v) {
 
 struct Run {
   bool ok = false;
-  std::string what;  // why not, with the log's tail
+  std::string what;  // why not, in the command's own words
 };
 
-Run runLogged(const exec::ParsedCommand& command, const fs::path& cwd, const fs::path& log) {
+// The command's own lines on why it failed (run_log_cause.h), indented under the refusal.
+std::string causeIn(const fs::path& log, const exec::ParsedCommand& command, const std::string& shape) {
+  // kopt's harness names itself by its file's stem; another bench by its program's name.
+  const auto& argv = command.argv;
+  const std::string program =
+      fs::path(argv.size() > 1 && util::endsWith(argv[1], ".py") ? argv[1] : argv.empty() ? "" : argv[0]).stem().string();
+  std::string text;
+  for (const auto& line : runLogCause(util::readFileIfExists(log).value_or(""), program, shape)) text += "\n    " + line;
+  return text.empty() ? " (it wrote nothing)" : ":" + text;
+}
+
+Run runLogged(const exec::ParsedCommand& command, const fs::path& cwd, const fs::path& log, const std::string& shape = "") {
   exec::CommandSpec spec;
   spec.argv = command.argv;
   spec.env = command.env;
@@ -141,7 +152,7 @@ Run runLogged(const exec::ParsedCommand& command, const fs::path& cwd, const fs:
   if (r.ok()) return {true, ""};
   std::string why = r.outcome == exec::RunOutcome::Exited ? "exited with " + std::to_string(r.exitCode) : std::string(exec::toString(r.outcome));
   if (!r.error.empty()) why += " (" + r.error + ")";
-  return {false, util::join(command.argv, " ") + " " + why + "; its output ends:\n" + exec::tailText(log, 3000)};
+  return {false, util::join(command.argv, " ") + " " + why + "; it said" + causeIn(log, command, shape)};
 }
 
 // Runs the harness (or the user's bench) on one shape and reads its CSV as the campaign will.
@@ -168,7 +179,7 @@ Run validate(const InitRequest& q, const fs::path& repo) {
   auto command = validationCommand(q, csv.string(), samples.string());
   if (auto* err = std::get_if<std::string>(&command)) return {false, *err};
   std::cerr << "kopt init: running shape " << q.validateShape << " once ...\n";
-  Run r = runLogged(std::get<exec::ParsedCommand>(command), repo, tmp / "validate.log");
+  Run r = runLogged(std::get<exec::ParsedCommand>(command), repo, tmp / "validate.log", q.validateShape);
   if (!r.ok) return r;
   const auto table = measure::parseBenchCsv(util::readFile(csv),
                                             q.kind == "memory" ? measure::SchemaKind::MemoryBound : measure::SchemaKind::Gemm);
@@ -179,8 +190,10 @@ Run validate(const InitRequest& q, const fs::path& repo) {
   const measure::BenchRow* row = t.find(q.validateShape);
   if (t.rows.size() != 1 || !row) return {false, "its CSV should hold exactly the row " + q.validateShape};
   if (row->check != measure::Check::Pass) {
-    return {false, "shape " + q.validateShape + " is " + measure::toString(row->check) + ": the kernel's output does not match "
-                       "the reference; its output ends:\n" + exec::tailText(tmp / "validate.log", 3000)};
+    // A FAIL row is any failure of the shape (an exception, a wrong output, a module that did
+    // not import): the harness said which on its own lines, so quote them.
+    return {false, "shape " + q.validateShape + " is " + measure::toString(row->check) + "; the harness said" +
+                       causeIn(tmp / "validate.log", std::get<exec::ParsedCommand>(command), q.validateShape)};
   }
   std::string numbers;
   for (const auto& col : t.schema.metricColumns) {
