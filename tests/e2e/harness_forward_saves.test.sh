@@ -2,8 +2,8 @@
 # The quick harness's FORWARD_SAVES convention (harness/CONTRACT.md): a kernel module that sets
 # FORWARD_SAVES = True returns (outputs, saved) from forward, and its backward gets saved= from a
 # forward run on the same inputs before the timed call; the outputs alone are what is checked and
-# counted. A module without it is called as before, and a forward that breaks the promise is a
-# configuration error (exit code 2) that names the function. Plain Python stand-ins, no torch.
+# counted. A module without it is called as before, and a forward that breaks the promise raises
+# the harness's configuration error, naming the function. Plain Python stand-ins, no torch.
 source "$(dirname "$0")/lib/common.sh"
 : "${KOPT_SOURCE_DIR:?set KOPT_SOURCE_DIR to the source tree}"
 python3 - "$KOPT_SOURCE_DIR/harness/python/quick_test_bench.py" <<'PY'
