@@ -1219,6 +1219,10 @@ class Op:
             for need in ("make_inputs", "reference_forward"):
                 if not hasattr(module, need):
                     raise HarnessError("KIND = \"memory\" needs %s() in the kernel module" % need, 2)
+        # FORWARD_SAVES = True in the kernel module: forward returns (outputs, saved) and backward
+        # takes saved=, what a training forward keeps for its backward (RMSNorm's rstd); the
+        # backward's forward runs untimed, before its call (harness/CONTRACT.md).
+        self.forward_saves = getattr(module, "FORWARD_SAVES", False) is True
 
     # -- inputs
     def make_inputs(self, shape, gen):
@@ -1249,15 +1253,28 @@ class Op:
                      for o in ref_outs)
 
     # -- candidate
+    def _forward_split(self, inputs):
+        """-> (outputs as a tuple, what the forward saved for the backward; None without FORWARD_SAVES)."""
+        result = self.forward_fn(*inputs)
+        if not self.forward_saves:
+            return _as_tuple(result), None
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise HarnessError("FORWARD_SAVES = True: %s must return (outputs, saved), got %s"
+                               % (self.cfg["FORWARD"], type(result).__name__), 2)
+        return _as_tuple(result[0]), result[1]
+
     def forward(self, inputs):
-        return _as_tuple(self.forward_fn(*inputs))
+        return self._forward_split(inputs)[0]
 
     def prepare_backward(self, inputs, grads):
         """Returns a zero-argument callable that runs the timed part of the backward pass."""
         if self.backward_fn is not None:
+            if self.forward_saves:
+                saved = self._forward_split(inputs)[1]
+                return lambda: _as_tuple(self.backward_fn(*inputs, *grads, saved=saved))
             return lambda: _as_tuple(self.backward_fn(*inputs, *grads))
         leaves = tuple(t.detach().requires_grad_(True) if t.is_floating_point() else t for t in inputs)
-        outs = _as_tuple(self.forward_fn(*leaves))
+        outs = self._forward_split(leaves)[0]
 
         def run():
             torch.autograd.backward(outs, grads)

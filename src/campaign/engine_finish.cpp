@@ -24,6 +24,7 @@
 #include "campaign/measurement_setup.h"
 #include "campaign/report/report_files.h"
 #include "campaign/result_rows.h"
+#include "campaign/rolled_back_rounds.h"
 #include "campaign/termination_conditions.h"
 #include "campaign/worktree_build.h"
 #include "device/peak_table.h"
@@ -275,6 +276,9 @@ report::RoundRecord reportRound(const records::RoundRecord& r, const std::map<st
     auto b = baseValue.find(sh.label);
     if (b != baseValue.end() && sh.primaryValue && b->second > 0 && sh.check == "PASS") rs.speedupVsBaseline = *sh.primaryValue / b->second;
     rs.verdict = r.status == records::RoundStatus::Baseline ? measure::Verdict::Same : reportVerdict(sh.verdict, sh.check);
+    rs.gainVsBestPct = nanIfMissing(sh.deltaVsBestPct);
+    rs.ciLowPct = nanIfMissing(sh.ciLowPct);
+    rs.ciHighPct = nanIfMissing(sh.ciHighPct);
     out.shapes.push_back(rs);
   }
   out.decisionReason = r.decisionReason;
@@ -297,18 +301,32 @@ report::RoundRecord reportRound(const records::RoundRecord& r, const std::map<st
   return out;
 }
 
-// What the rounds taught: the directions that worked, those that did not, what to try next.
+// What the rounds taught: the directions that worked, those that did not, those rolled back
+// although a shape was proven faster (rolled_back_rounds.h), what to try next.
 struct Directions {
-  std::vector<std::string> effective, ineffective, nextSteps;
+  std::vector<std::string> effective, ineffective, provenShape, nextSteps;
   int accepted = 0, rolledBack = 0;
 
   void add(const records::RoundRecord& r) {
-    if (r.status == records::RoundStatus::Accepted || r.status == records::RoundStatus::AcceptedWithNote) {
-      ++accepted;
-      effective.push_back("round-" + std::to_string(r.number) + ": " + r.description);
-    } else if (r.status == records::RoundStatus::RolledBack) {
-      ++rolledBack;
-      ineffective.push_back("round-" + std::to_string(r.number) + ": " + r.description + " (" + r.decisionReason + ")");
+    const std::string round = "round-" + std::to_string(r.number) + ": " + r.description;
+    const auto proven = provenFaster(r);
+    switch (directionOutcome(r.status, !proven.empty()).value_or(DirectionOutcome::Effective)) {
+      case DirectionOutcome::Effective:
+        if (r.status == records::RoundStatus::Baseline) break;
+        ++accepted;
+        effective.push_back(round);
+        break;
+      case DirectionOutcome::Ineffective:
+        ++rolledBack;
+        ineffective.push_back(round + " (" + r.decisionReason + ")");
+        break;
+      case DirectionOutcome::RolledBackWithProvenShape: {
+        ++rolledBack;
+        std::vector<std::string> shapes;
+        for (const auto& p : proven) shapes.push_back(p.describe());
+        provenShape.push_back(round + ": " + util::join(shapes, ", ") + "; rolled back: " + r.decisionReason);
+        break;
+      }
     }
     if (!r.nextDirection.empty() && r.status != records::RoundStatus::Baseline) nextSteps = {r.nextDirection};
   }
@@ -352,6 +370,7 @@ ReportWritten reportWritten(const OpenCampaign& s, const report::CampaignHistory
   e.totalRounds = s.state.lastRound;
   e.effectiveDirections = d.effective;
   e.ineffectiveDirections = d.ineffective;
+  e.rolledBackWithProvenShape = d.provenShape;
   e.nextSteps = h.nextSteps;
   e.finalAcceptance = h.finalTestSummary;
   e.reportPath = files.markdown.string();

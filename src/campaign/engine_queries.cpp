@@ -11,6 +11,7 @@
 #include "campaign/measurement_setup.h"
 #include "campaign/record_renderings.h"
 #include "campaign/records/trend_table.h"
+#include "campaign/rolled_back_rounds.h"
 #include "campaign/tips_store.h"
 #include "util/atomic_file.h"
 #include "util/file_lock.h"
@@ -256,17 +257,9 @@ Outcome<IneffectiveResult> CampaignEngine::listIneffectiveDirections(const std::
   IneffectiveResult out;
   out.campaignDir = s.paths.root.string();
   out.source = s.paths.optimizeLog.string();
-  for (const RoundDecided* decided : s.rounds.decisions()) {
-    if (isAccepted(decided->status)) continue;
-    const records::RoundRecord& r = decided->record;
-    IneffectiveItem item;
-    item.round = r.number;
-    item.direction = r.hypothesis ? r.hypothesis->change : r.description;
-    item.reason = r.decisionReason;
-    if (r.rollback && !r.rollback->rootCause.empty()) item.reason += "; root cause: " + r.rollback->rootCause;
-    item.modifiedFiles = decided->restoredFiles;
-    if (item.modifiedFiles.empty() && r.hypothesis) item.modifiedFiles = r.hypothesis->files;
-    out.items.push_back(std::move(item));
+  // optimize.md's "Verified Ineffective Directions" lists the same rounds (rolled_back_rounds.h).
+  for (auto& r : rolledBackRounds(s.rounds, DirectionOutcome::Ineffective)) {
+    out.items.push_back({r.round, std::move(r.direction), std::move(r.reason), std::move(r.modifiedFiles)});
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include "campaign/records/round_json.h"
 #include "campaign/records/round_summary.h"
 #include "campaign/records/trend_table.h"
+#include "campaign/rolled_back_rounds.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
@@ -70,18 +71,11 @@ CurrentBest currentBest(const RoundLog& log, int afterRound) {
   return best;
 }
 
+// The same rounds list_ineffective_directions lists (rolled_back_rounds.h).
 std::vector<IneffectiveDirection> ineffective(const RoundLog& log) {
   std::vector<IneffectiveDirection> out;
-  for (const RoundDecided* decided : log.decisions()) {
-    if (isAccepted(decided->status)) continue;
-    const RoundRecord& r = decided->record;
-    IneffectiveDirection d;
-    d.round = r.number;
-    d.direction = r.hypothesis ? r.hypothesis->change : r.description;
-    d.reason = r.rollback && !r.rollback->rootCause.empty() ? r.decisionReason + "; root cause: " + r.rollback->rootCause
-                                                            : r.decisionReason;
-    if (r.hypothesis) d.modifiedFiles = r.hypothesis->files;
-    out.push_back(std::move(d));
+  for (auto& r : rolledBackRounds(log, DirectionOutcome::Ineffective)) {
+    out.push_back({r.round, std::move(r.direction), std::move(r.reason), std::move(r.modifiedFiles)});
   }
   return out;
 }
@@ -109,6 +103,7 @@ FinalReportRecord finalReportRecord(const ReportWritten& e) {
   f.totalRounds = static_cast<int>(e.totalRounds);
   f.effectiveDirections = e.effectiveDirections;
   f.ineffectiveDirections = e.ineffectiveDirections;
+  f.rolledBackWithProvenShape = e.rolledBackWithProvenShape;
   f.nextSteps = e.nextSteps;
   f.realTrainingAudit = e.realTrainingAudit.value_or("");
   f.finalAcceptance = e.finalAcceptance;

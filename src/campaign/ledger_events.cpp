@@ -352,6 +352,7 @@ ReportWritten decodeReportWritten(const Fields& f) {
   e.totalRounds = f.integer("total_rounds");
   e.effectiveDirections = f.texts("effective_directions");
   e.ineffectiveDirections = f.texts("ineffective_directions");
+  e.rolledBackWithProvenShape = f.texts("rolled_back_with_proven_shape");
   e.nextSteps = f.texts("next_steps");
   e.finalAcceptance = f.text("final_acceptance");
   e.reportPath = f.text("report_path");
@@ -598,6 +599,8 @@ json encode(const ReportWritten& e) {
   if (e.bestValue) j["best_value"] = *e.bestValue;
   if (e.improvementPct) j["improvement_pct"] = *e.improvementPct;
   if (e.realTrainingAudit) j["real_training_audit"] = *e.realTrainingAudit;
+  // Only when there is one: the records written before the list existed read back byte for byte.
+  if (!e.rolledBackWithProvenShape.empty()) j["rolled_back_with_proven_shape"] = e.rolledBackWithProvenShape;
   return stamped(std::move(j), e.at);
 }
 

@@ -219,6 +219,7 @@ struct ReportWritten {
   long long totalRounds = 0;
   std::vector<std::string> effectiveDirections;
   std::vector<std::string> ineffectiveDirections;
+  std::vector<std::string> rolledBackWithProvenShape;  // rolled back, yet a shape proven faster: not ineffective
   std::vector<std::string> nextSteps;
   std::string finalAcceptance;
   std::string reportPath;

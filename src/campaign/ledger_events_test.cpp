@@ -242,6 +242,9 @@ TEST_CASE("ledger events: every event type round-trips through the codec") {
   report.improvementPct = 20.0;
   report.realTrainingAudit = "see report.md";
   checkRoundTrip(report);
+  CHECK_FALSE(encode(report).contains("rolled_back_with_proven_shape"));  // absent when empty: older records unchanged
+  report.rolledBackWithProvenShape = {"round-3: grid-stride: s65k IMPROVED +131.00%; rolled back: s4k INCONCLUSIVE"};
+  checkRoundTrip(report);
 
   checkRoundTrip(TipAppended{"t"});
   checkRoundTrip(PendingDiscarded{"decide", "2026-04-12T10:00:00Z", json("yes, a string"), "no verdict", "t"});

@@ -41,6 +41,12 @@ std::optional<Backend> backendFromString(std::string_view text) {
   return util::valueNamed(kBackends, util::toUpper(util::trim(text)));
 }
 
+std::string backendNames() {
+  std::string names;
+  for (const auto& b : kBackends) names += (names.empty() ? "" : ", ") + std::string(b.name);
+  return names;
+}
+
 std::string backendLower(Backend b) { return util::toLower(toString(b)); }
 
 const char* toString(Language l) {

@@ -20,6 +20,7 @@ enum class ExecutionMode { Repo, Workspace };
 
 const char* toString(Backend b);          // "TRITON", "CK", "HIPBLASLT", "TURBO", "HIP", "CUDA", "CPU"
 std::optional<Backend> backendFromString(std::string_view text);  // case-insensitive
+std::string backendNames();               // "TRITON, CK, HIPBLASLT, TURBO, HIP, CUDA, CPU": every one, for messages
 std::string backendLower(Backend b);      // "triton": tips path and campaign name
 const char* toString(Language l);         // "Triton", "HIP", "CUDA", "C++"
 Language languageFor(Backend b);          // TRITON->Triton; CK/HIPBLASLT/TURBO/HIP->HIP; CUDA->CUDA; CPU->C++

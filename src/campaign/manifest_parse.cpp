@@ -16,7 +16,6 @@ namespace kopt::campaign {
 
 namespace {
 
-const char* const kBackendList = "TRITON, CK, HIPBLASLT, TURBO, HIP, CUDA, CPU";
 const char* const kGpuHint =
     "an arch (gfx942, gfx950, sm_90, sm_100, cpu) or a product (MI300X, MI325X, MI350X, MI355X, "
     "H100, H200, B200)";
@@ -473,12 +472,12 @@ ManifestResult parseManifest(const std::string& yamlText) {
                      "set target_op to the operator's name, e.g. gemm_fp8_blockwise").value_or("");
 
   if (auto b = r.str(root, "target_backend", "target_backend", true,
-                     std::string("set target_backend to one of ") + kBackendList)) {
+                     "set target_backend to one of " + backendNames())) {
     if (auto backend = backendFromString(*b)) {
       m.targetBackend = *backend;
     } else {
-      r.error("target_backend", "'" + *b + "' is not one of " + kBackendList,
-              std::string("set target_backend to one of ") + kBackendList);
+      r.error("target_backend", "'" + *b + "' is not one of " + backendNames(),
+              "set target_backend to one of " + backendNames());
     }
   }
   m.targetLang = languageFor(m.targetBackend);

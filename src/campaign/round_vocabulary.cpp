@@ -43,6 +43,12 @@ const char* toString(RoundStatus s) { return util::nameIn(kRoundStatusNames, s, 
 
 bool isAccepted(RoundStatus s) { return s == RoundStatus::Accepted || s == RoundStatus::AcceptedWithNote; }
 
+std::optional<DirectionOutcome> directionOutcome(RoundStatus status, bool provedAShapeFaster) {
+  if (status == RoundStatus::Baseline) return std::nullopt;
+  if (isAccepted(status)) return DirectionOutcome::Effective;
+  return provedAShapeFaster ? DirectionOutcome::RolledBackWithProvenShape : DirectionOutcome::Ineffective;
+}
+
 const char* toString(Rule11Bucket b) { return util::nameIn(kBucketNames, b, "?"); }
 
 std::string bucketCell(const std::optional<Rule11Bucket>& b) { return b ? toString(*b) : "-"; }

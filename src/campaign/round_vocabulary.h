@@ -34,6 +34,14 @@ std::optional<RoundVerdict> roundVerdictFromString(std::string_view text);  // e
 bool isAccepting(RoundVerdict v);   // Accept or AcceptWithNote: accepted without a person
 bool allowsAccept(RoundVerdict v);  // also Audit: accepted once a person confirms it
 
+// What a decided round showed about its direction (none for the baseline). A rolled-back round
+// that proved a shape faster (the gate's IMPROVED on it) was rolled back for something else (a
+// shape regressed or stayed INCONCLUSIVE, the aggregate missed the margin): its direction works
+// there, so it is not an ineffective one. Decided here once for optimize.md, the
+// list_ineffective_directions tool, the report and its ledger record.
+enum class DirectionOutcome { Effective, Ineffective, RolledBackWithProvenShape };
+std::optional<DirectionOutcome> directionOutcome(RoundStatus status, bool provedAShapeFaster);
+
 // A shape's verdict against the current best is the gate's own word: measure::Verdict
 // (measure/verdict.h), one enum and one name table from the statistics to the report.
 

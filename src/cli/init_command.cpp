@@ -17,9 +17,10 @@
 #include "campaign/manifest.h"
 #include "cli/commands.h"
 #include "cli/init_plan.h"
+#include "cli/python_imports.h"
+#include "cli/run_log_cause.h"
 #include "device/device_runtime.h"
 #include "exec/executor.h"
-#include "exec/output_tail.h"
 #include "measure/bench_table.h"
 #include "tools/catalog.h"
 #include "util/atomic_file.h"
@@ -44,14 +45,16 @@ const char* kInitUsage = R"(kopt init: set up a campaign on your own kernel (doc
 Options:
   --kind gemm|memory        the frozen CSV schema (default: memory when the kernel file defines
                             make_inputs and reference_forward, else gemm)
-  --backend B               TRITON (default for @triton.jit), HIP, CUDA, CK, CPU, ...
+  --backend B               TRITON (default when FILE.py or the repository files it imports
+                            hold an @triton.jit kernel), HIP, CUDA, CK, HIPBLASLT, TURBO, CPU
   --forward NAME            the function timed forward (default: forward)
   --backward NAME|autograd|none   (default: backward when defined, else none)
   --dtype D --check C       input dtype and correctness class (default bf16, check = dtype)
   --device cuda|cpu         where the harness runs (cpu goes with --backend CPU)
   --gpu ARCH                target_gpu (default: this machine's GPU)
   --op NAME --metric M      target_op (default: FILE's stem + dtype), primary_metric
-  --kernel-source PATH      a file a round may change (repeatable; default: FILE.py)
+  --kernel-source PATH      a file a round may change (repeatable; default: FILE.py and the
+                            Triton kernels it imports from the repository); the rest is frozen
   --build-command CMD       rebuilds the kernel (compiled kernels)
   --batch-ms MS             one measured batch (default 40 memory-bound on a GPU, else 20)
   --validate-shape LABEL    the shape the validation runs (default: the first)
@@ -123,10 +126,21 @@ std::string fixed(double v) {
 
 struct Run {
   bool ok = false;
-  std::string what;  // why not, with the log's tail
+  std::string what;  // why not, in the command's own words
 };
 
-Run runLogged(const exec::ParsedCommand& command, const fs::path& cwd, const fs::path& log) {
+// The command's own lines on why it failed (run_log_cause.h), indented under the refusal.
+std::string causeIn(const fs::path& log, const exec::ParsedCommand& command, const std::string& shape) {
+  // kopt's harness names itself by its file's stem; another bench by its program's name.
+  const auto& argv = command.argv;
+  const std::string program =
+      fs::path(argv.size() > 1 && util::endsWith(argv[1], ".py") ? argv[1] : argv.empty() ? "" : argv[0]).stem().string();
+  std::string text;
+  for (const auto& line : runLogCause(util::readFileIfExists(log).value_or(""), program, shape)) text += "\n    " + line;
+  return text.empty() ? " (it wrote nothing)" : ":" + text;
+}
+
+Run runLogged(const exec::ParsedCommand& command, const fs::path& cwd, const fs::path& log, const std::string& shape = "") {
   exec::CommandSpec spec;
   spec.argv = command.argv;
   spec.env = command.env;
@@ -138,7 +152,7 @@ Run runLogged(const exec::ParsedCommand& command, const fs::path& cwd, const fs:
   if (r.ok()) return {true, ""};
   std::string why = r.outcome == exec::RunOutcome::Exited ? "exited with " + std::to_string(r.exitCode) : std::string(exec::toString(r.outcome));
   if (!r.error.empty()) why += " (" + r.error + ")";
-  return {false, util::join(command.argv, " ") + " " + why + "; its output ends:\n" + exec::tailText(log, 3000)};
+  return {false, util::join(command.argv, " ") + " " + why + "; it said" + causeIn(log, command, shape)};
 }
 
 // Runs the harness (or the user's bench) on one shape and reads its CSV as the campaign will.
@@ -165,7 +179,7 @@ Run validate(const InitRequest& q, const fs::path& repo) {
   auto command = validationCommand(q, csv.string(), samples.string());
   if (auto* err = std::get_if<std::string>(&command)) return {false, *err};
   std::cerr << "kopt init: running shape " << q.validateShape << " once ...\n";
-  Run r = runLogged(std::get<exec::ParsedCommand>(command), repo, tmp / "validate.log");
+  Run r = runLogged(std::get<exec::ParsedCommand>(command), repo, tmp / "validate.log", q.validateShape);
   if (!r.ok) return r;
   const auto table = measure::parseBenchCsv(util::readFile(csv),
                                             q.kind == "memory" ? measure::SchemaKind::MemoryBound : measure::SchemaKind::Gemm);
@@ -176,8 +190,10 @@ Run validate(const InitRequest& q, const fs::path& repo) {
   const measure::BenchRow* row = t.find(q.validateShape);
   if (t.rows.size() != 1 || !row) return {false, "its CSV should hold exactly the row " + q.validateShape};
   if (row->check != measure::Check::Pass) {
-    return {false, "shape " + q.validateShape + " is " + measure::toString(row->check) + ": the kernel's output does not match "
-                       "the reference; its output ends:\n" + exec::tailText(tmp / "validate.log", 3000)};
+    // A FAIL row is any failure of the shape (an exception, a wrong output, a module that did
+    // not import): the harness said which on its own lines, so quote them.
+    return {false, "shape " + q.validateShape + " is " + measure::toString(row->check) + "; the harness said" +
+                       causeIn(tmp / "validate.log", std::get<exec::ParsedCommand>(command), q.validateShape)};
   }
   std::string numbers;
   for (const auto& col : t.schema.metricColumns) {
@@ -210,6 +226,16 @@ bool resolveKernel(InitRequest& q, const fs::path& repo, PythonKernelTraits& tra
   q.kernel = rel.string();
   q.kernelModule = dottedName(repo, q.kernel);
   traits = inspectPythonKernel(util::readFile(kernel));
+  // A kernel package's hooks file imports its kernels: those files decide the backend and are
+  // what a round changes (completeInitRequest).
+  const RepoFileReader read = [&repo](const std::string& path) -> std::optional<std::string> {
+    std::error_code e;
+    if (!fs::is_regular_file(repo / path, e)) return std::nullopt;
+    return util::readFile(repo / path);
+  };
+  for (const auto& file : importedRepoFiles(q.kernel, read)) {
+    if (inspectPythonKernel(read(file).value_or("")).triton) traits.importedKernels.push_back(file);
+  }
   return true;
 }
 
@@ -288,12 +314,16 @@ int initCommand(const Args& args) {
   std::cout << "kopt init in " << repo.string() << "\n";
   if (!q.ownBench()) {
     std::cout << "  kernel   " << q.kernel << (q.kernelModule.empty() ? "" : " (imported as " + q.kernelModule + ")")
-              << ": " << (traits.triton ? "Triton; " : "") << "defines " << util::join(traits.functions, ", ") << "\n";
+              << ": " << (traits.triton ? "Triton; " : "") << "defines " << util::join(traits.functions, ", ")
+              << (traits.importedKernels.empty() ? "" : "; imports the Triton kernels of " + util::join(traits.importedKernels, ", "))
+              << "\n";
   } else {
     std::cout << "  bench    " << q.benchCommand << "\n";
   }
   std::cout << "  target   " << q.op << " on " << q.backend << " / " << q.gpu << ", " << q.kind << " schema, primary metric "
             << q.metric << ", forward " << q.forward << ", backward " << q.backward << "\n";
+  const auto scope = roundScopeLines(q);
+  for (std::size_t i = 0; i < scope.size(); ++i) std::cout << (i == 0 ? "  rounds   " : "           ") << scope[i] << "\n";
   std::vector<std::string> written;
   try {
     for (const auto& [path, content] : writes) {

@@ -170,7 +170,7 @@ std::variant<InitRequest, std::string> parseInitArgs(const Args& args) {
   }
   if (!q.backend.empty()) {
     auto b = campaign::backendFromString(q.backend);
-    if (!b) return "--backend '" + q.backend + "' is not one of TRITON, CK, HIPBLASLT, TURBO, HIP, CUDA, CPU";
+    if (!b) return "--backend '" + q.backend + "' is not one of " + campaign::backendNames();
     q.backend = campaign::toString(*b);
   }
   if (!q.op.empty() && !plainName(q.op)) return "--op must be letters, digits, '_', '-' or '.', got '" + q.op + "'";
@@ -195,10 +195,11 @@ std::vector<std::string> completeInitRequest(InitRequest& q, const PythonKernelT
   }
   if (q.backward.empty()) q.backward = python && traits.has("backward") ? "backward" : "none";
   if (q.backend.empty()) {
-    if (python && traits.triton) q.backend = "TRITON";
+    if (python && (traits.triton || !traits.importedKernels.empty())) q.backend = "TRITON";
     else if (q.device == "cpu") q.backend = "CPU";
-    else problems.push_back(std::string("--backend is required") + (python ? ": the kernel has no @triton.jit" : "") +
-                            "; name its backend (HIP, CUDA, CK, CPU, ...)");
+    else problems.push_back(std::string("--backend is required") +
+                            (python ? ": neither " + q.kernel + " nor the repository files it imports hold an @triton.jit kernel" : "") +
+                            "; name its backend: --backend " + campaign::backendNames());
   }
   if (q.device.empty()) q.device = q.backend == "CPU" ? "cpu" : "cuda";
   if ((q.device == "cpu") != (q.backend == "CPU") && !q.backend.empty()) {
@@ -210,8 +211,18 @@ std::vector<std::string> completeInitRequest(InitRequest& q, const PythonKernelT
   }
   if (q.check.empty()) q.check = q.dtype;
   if (q.kernelSources.empty()) {
-    if (python) q.kernelSources.push_back(q.kernel);
-    else problems.push_back("--kernel-source PATH is required with --bench-command (the files a round may change)");
+    if (python) {
+      // The hooks file's forward launches the kernel (grid, block sizes), and the kernels it
+      // imports are the kernel itself: a round changes either. Its yardstick hooks stay frozen
+      // on their own (the harness's hooks check).
+      q.kernelSources.push_back(q.kernel);
+      for (const auto& k : traits.importedKernels) {
+        if (!oneOf(k, q.kernelSources)) q.kernelSources.push_back(k);
+      }
+      q.kernelSourceOrigin = q.kernelSources.size() > 1 ? KernelSourceOrigin::KernelFileAndImports : KernelSourceOrigin::KernelFile;
+    } else {
+      problems.push_back("--kernel-source PATH is required with --bench-command (the files a round may change)");
+    }
   }
   if (q.op.empty()) {
     std::string stem = python ? fs::path(q.kernel).stem().string() : fs::path(q.kernelSources.empty() ? "kernel" : q.kernelSources[0]).stem().string();
@@ -263,6 +274,19 @@ std::vector<std::string> completeInitRequest(InitRequest& q, const PythonKernelT
     problems.push_back("--validate-shape " + q.validateShape + " is not one of the --shape labels");
   }
   return problems;
+}
+
+std::vector<std::string> roundScopeLines(const InitRequest& q) {
+  std::string why;
+  switch (q.kernelSourceOrigin) {
+    case KernelSourceOrigin::Flags: why = "your --kernel-source flags"; break;
+    case KernelSourceOrigin::KernelFile: why = q.kernel + ", which imports no Triton kernel from this repository"; break;
+    case KernelSourceOrigin::KernelFileAndImports: why = q.kernel + " and the Triton kernels it imports"; break;
+  }
+  return {"a round may change only " + util::join(q.kernelSources, ", ") + " (kernel_source: " + why +
+              "); every other tracked file is frozen at BASELINE",
+          "another list: --kernel-source PATH, once per file (repeatable), with --force; or edit kernel_source in " +
+              initFiles(q).manifest + " before define_target"};
 }
 
 InitFiles initFiles(const InitRequest& q) {

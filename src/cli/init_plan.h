@@ -29,9 +29,16 @@ std::variant<InitShape, std::string> parseShapeFlag(std::string_view text);
 struct PythonKernelTraits {
   std::vector<std::string> functions;  // top-level `def NAME(`, in file order
   bool triton = false;                 // a `@triton.jit` (or `@triton.autotune`) decorator
+  // The repository files the kernel file imports (directly or not, python_imports.h) that hold a
+  // Triton kernel: a kernel package's hooks file defines none itself. Filled by init_command.cpp.
+  std::vector<std::string> importedKernels;
   bool has(std::string_view name) const;
 };
 PythonKernelTraits inspectPythonKernel(std::string_view source);
+
+// Where kernel_source came from: the user's --kernel-source flags, or kopt init's default (the
+// kernel file, and the Triton kernels it imports when there are any).
+enum class KernelSourceOrigin { Flags, KernelFile, KernelFileAndImports };
 
 struct InitRequest {
   std::string repo;                        // --repo (default: the current directory)
@@ -39,7 +46,8 @@ struct InitRequest {
   std::string kernelModule;                // its dotted name when it sits in a package; "" = by path
   std::string benchCommand;                // --bench-command: the user's own contract-following bench
   std::string testCommand, buildCommand;   // --test-command, --build-command
-  std::vector<std::string> kernelSources;  // --kernel-source (repeatable); default: --kernel
+  std::vector<std::string> kernelSources;  // --kernel-source (repeatable); default: --kernel and its imported kernels
+  KernelSourceOrigin kernelSourceOrigin = KernelSourceOrigin::Flags;
   std::string kind;                        // gemm | memory; "" = from the kernel's functions
   std::string backend;                     // TRITON, HIP, CUDA, CPU, ...; "" = from the kernel
   std::string forward = "forward";
@@ -66,6 +74,10 @@ std::variant<InitRequest, std::string> parseInitArgs(const Args& args);
 // Fills what the flags left open from the kernel's traits (kind, backward, backend, device, op,
 // metric); returns what is still missing or contradictory, each naming the flag to pass.
 std::vector<std::string> completeInitRequest(InitRequest& request, const PythonKernelTraits& traits);
+
+// The lines of init's summary that say which files a round may change (kernel_source), why those,
+// and how to name others: everything else is frozen at BASELINE, so a wrong list refuses every round.
+std::vector<std::string> roundScopeLines(const InitRequest& request);
 
 // The harness config sidecar (JSON, version 1; keys as harness/python/quick_test_bench.py load_config_file).
 std::string benchConfigJson(const InitRequest& request);

@@ -107,6 +107,44 @@ TEST_CASE("what the flags leave open comes from the kernel file") {
   CHECK(gemm.metric == "Forward TFLOPS");
 }
 
+TEST_CASE("a kernel package: the hooks file imports its Triton kernels, which make the backend and what a round may change") {
+  // The hooks file defines no @triton.jit of its own: the kernels are in the package it imports.
+  const char* hooks = "from rmsnorm import rms_norm\ndef make_inputs(s, d, dev, g):\n    pass\n"
+                      "def forward(x, w):\n    return rms_norm(x, w)\ndef reference_forward(x, w):\n    return x\n";
+  PythonKernelTraits traits = inspectPythonKernel(hooks);
+  REQUIRE_FALSE(traits.triton);
+  traits.importedKernels = {"rmsnorm/forward.py", "rmsnorm/backward.py"};
+  InitRequest q = parsed({"--kernel", "bench_hooks.py", "--gpu", "sm_90", "--shape", "r=1,64,64"});
+  CHECK(completeInitRequest(q, traits).empty());
+  CHECK(q.backend == "TRITON");
+  CHECK(q.kernelSources == std::vector<std::string>{"bench_hooks.py", "rmsnorm/forward.py", "rmsnorm/backward.py"});
+  CHECK((q.kernelSourceOrigin == KernelSourceOrigin::KernelFileAndImports));
+  const std::string scope = util::join(roundScopeLines(q), "\n");
+  CHECK(scope.find("may change only bench_hooks.py, rmsnorm/forward.py, rmsnorm/backward.py") != std::string::npos);
+  CHECK(scope.find("the Triton kernels it imports") != std::string::npos);
+  CHECK(scope.find("--kernel-source PATH, once per file (repeatable)") != std::string::npos);
+  auto m = campaign::parseManifest(manifestYaml(q, "2026-12-07 10:00"));
+  REQUIRE(std::holds_alternative<campaign::Manifest>(m));
+  CHECK(std::get<campaign::Manifest>(m).kernelSource.size() == 3);
+
+  // --kernel-source replaces the guess, and the summary says the list is the user's.
+  InitRequest own = parsed({"--kernel", "bench_hooks.py", "--gpu", "sm_90", "--shape", "r=1,64,64", "--kernel-source",
+                            "rmsnorm/forward.py"});
+  CHECK(completeInitRequest(own, traits).empty());
+  CHECK(own.kernelSources == std::vector<std::string>{"rmsnorm/forward.py"});
+  CHECK(util::join(roundScopeLines(own), "\n").find("your --kernel-source flags") != std::string::npos);
+
+  // Nothing Triton reached: the refusal offers TRITON with the others, and --backend TRITON is taken.
+  InitRequest plain = parsed({"--kernel", "bench_hooks.py", "--gpu", "sm_90", "--shape", "r=1,64,64"});
+  const auto problems = completeInitRequest(plain, inspectPythonKernel(hooks));
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("--backend TRITON, CK, HIPBLASLT, TURBO, HIP, CUDA, CPU") != std::string::npos);
+  CHECK((plain.kernelSourceOrigin == KernelSourceOrigin::KernelFile));
+  InitRequest named = parsed({"--kernel", "bench_hooks.py", "--backend", "TRITON", "--gpu", "sm_90", "--shape", "r=1,64,64"});
+  CHECK(completeInitRequest(named, inspectPythonKernel(hooks)).empty());
+  CHECK(named.backend == "TRITON");
+}
+
 TEST_CASE("what is still missing is listed all at once, each with its flag") {
   InitRequest q = parsed({"--kernel", "k.py", "--kind", "memory", "--forward", "fwd", "--shape", "g=1,8,8,8"});
   const auto problems = completeInitRequest(q, inspectPythonKernel("def forward(x):\n    return x\n"));

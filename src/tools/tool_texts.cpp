@@ -116,7 +116,9 @@ const Words kWords[] = {
      "score. Same fields as the turbo helper's query_trend."},
     {"list_ineffective_directions", "List the ineffective directions",
      "Read-only: every rolled-back round's direction, why it was rolled back and the files it modified, so the next "
-     "hypothesis does not repeat one. Same fields as the turbo helper's list_ineffective_directions."},
+     "hypothesis does not repeat one. A round rolled back although the gate proved a shape faster (IMPROVED) is not "
+     "listed: its direction works there (report.md lists it apart). Same fields as the turbo helper's "
+     "list_ineffective_directions."},
     {"read_best_summary", "Read the best round's summary",
      "Read-only: summary.md of the current best round (the baseline until a round is accepted). Same fields as the "
      "turbo helper's read_best_summary; the body is paged with offset/limit."},

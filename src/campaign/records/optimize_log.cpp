@@ -176,6 +176,7 @@ std::string renderFinalReport(const FinalReportRecord& r) {
   };
   list("Effective directions", r.effectiveDirections);
   list("Ineffective directions", r.ineffectiveDirections);
+  if (!r.rolledBackWithProvenShape.empty()) list("Rolled back with a shape proven faster", r.rolledBackWithProvenShape);
   list("Next steps", r.nextSteps);
   out += "\n**Real-training audit**\n\n" + prose(r.realTrainingAudit) + "\n";
   out += "\n**Final acceptance**\n\n" + prose(r.finalAcceptance) + "\n";

@@ -75,6 +75,7 @@ struct FinalReportRecord {
   int acceptedRounds = 0, rolledBackRounds = 0, totalRounds = 0;
   std::vector<std::string> effectiveDirections;
   std::vector<std::string> ineffectiveDirections;
+  std::vector<std::string> rolledBackWithProvenShape;  // not ineffective: a shape was proven faster
   std::vector<std::string> nextSteps;
   std::string realTrainingAudit;  // S_real / W_real / R_real and the inflation gap
   std::string finalAcceptance;    // full bench + full test suite outcome

@@ -99,6 +99,12 @@ TEST_CASE("directions, ineffective directions, current best, termination, final 
   CHECK(fr.find("## Final Report") == 0);
   CHECK(fr.find("improvement: +7.360%") != std::string::npos);
   CHECK(fr.find("- Rounds: 5 total, 1 accepted, 3 rolled back") != std::string::npos);
+  CHECK(fr.find("Rolled back with a shape proven faster") == std::string::npos);  // only when there is one
+  f.rolledBackWithProvenShape = {"round-4: grid-stride: s65k IMPROVED +131.00%; rolled back: s4k INCONCLUSIVE"};
+  fr = renderFinalReport(f);
+  const auto proven = fr.find("**Rolled back with a shape proven faster**\n\n- round-4: grid-stride: s65k IMPROVED");
+  CHECK(proven != std::string::npos);
+  CHECK(proven > fr.find("**Ineffective directions**"));
 }
 
 TEST_CASE("appendSection writes the title once and each event's block once") {

@@ -33,6 +33,9 @@ struct ShapeResult {
   // direction (for a time metric it is baseline/value). NaN when not measured or FAIL.
   double speedupVsBaseline = kNaN;
   Verdict verdict = Verdict::NotMeasured;
+  // Against the best the round was compared with, percent, better-direction (+5 = 5% better),
+  // and the gate's confidence interval of it; NaN where the round has none (the baseline).
+  double gainVsBestPct = kNaN, ciLowPct = kNaN, ciHighPct = kNaN;
 };
 
 // The hypothesis' expected effect, declared in begin_round before any number existed.

@@ -7,6 +7,7 @@
 
 #include "campaign/report/real_training_audit.h"
 #include "campaign/report/svg_support.h"
+#include "util/text.h"
 
 namespace kopt::campaign::report {
 
@@ -190,25 +191,58 @@ void writeRounds(std::ostringstream& out, const CampaignHistory& h) {
   out << "\n";
 }
 
+// The shapes of a round the gate proved faster (IMPROVED): "s65k +131.00% (CI +123.00% .. +139.00%)".
+std::vector<std::string> provenShapes(const RoundRecord& r) {
+  std::vector<std::string> out;
+  for (const auto& s : r.shapes) {
+    if (s.verdict != Verdict::Improved) continue;
+    std::string text = s.label + " " + signedPercent(s.gainVsBestPct, 2);
+    if (std::isfinite(s.ciLowPct) && std::isfinite(s.ciHighPct))
+      text += " (CI " + signedPercent(s.ciLowPct, 2) + " .. " + signedPercent(s.ciHighPct, 2) + ")";
+    out.push_back(text);
+  }
+  return out;
+}
+
+// The rounds directionOutcome (round_vocabulary.h) sorts as list_ineffective_directions does.
 void writeDirections(std::ostringstream& out, const CampaignHistory& h) {
   auto bestBefore = bestBeforeEachRound(h);
-  std::ostringstream effective, ineffective;
+  std::ostringstream effective, ineffective, proven;
   for (const auto& r : h.rounds) {
-    if (r.status == RoundStatus::Baseline) continue;
+    const auto shapes = provenShapes(r);
+    const auto outcome = directionOutcome(r.status, !shapes.empty());
+    if (!outcome) continue;
     double change = observedChange(r, bestBefore[r.number], h.higherIsBetter);
     std::string line = "- " + roundName(r.number) + " (" + bucketCell(r.bucket) + "): " +
                        inlineText(r.description.empty() ? "(no description)" : r.description) + ": " +
                        signedPercent(change, 3);
-    if (isAccepted(r.status)) {
-      effective << line << (r.status == RoundStatus::AcceptedWithNote ? " (accepted with a note)" : "") << "\n";
-    } else {
-      ineffective << line << (r.decisionReason.empty() ? "" : "; " + inlineText(brief(r.decisionReason, kReasonChars))) << "\n";
+    const std::string reason = r.decisionReason.empty() ? "" : inlineText(brief(r.decisionReason, kReasonChars));
+    switch (*outcome) {
+      case DirectionOutcome::Effective:
+        effective << line << (r.status == RoundStatus::AcceptedWithNote ? " (accepted with a note)" : "") << "\n";
+        break;
+      case DirectionOutcome::Ineffective:
+        ineffective << line << (reason.empty() ? "" : "; " + reason) << "\n";
+        break;
+      case DirectionOutcome::RolledBackWithProvenShape:
+        proven << line << "; proven faster: " << inlineText(util::join(shapes, ", ")) << "; rolled back: "
+               << (reason.empty() ? "(no reason recorded)" : reason) << "\n";
+        break;
     }
   }
   out << "### Effective directions\n\n" << (effective.str().empty() ? "None: no round was accepted.\n" : effective.str())
       << "\n";
+  if (!proven.str().empty()) {
+    out << "### Rolled back with a shape proven faster\n\n"
+        << "Not ineffective: the gate proved these shapes faster, and the round was rolled back for another "
+           "reason. The change may be worth keeping where it wins.\n\n"
+        << proven.str() << "\n";
+  }
   out << "### Verified ineffective directions\n\n"
-      << (ineffective.str().empty() ? "None: no round was rolled back.\n" : ineffective.str()) << "\n";
+      << (!ineffective.str().empty() ? ineffective.str()
+          : proven.str().empty()     ? std::string("None: no round was rolled back.\n")
+                                     : std::string("None: every rolled-back round proved a shape faster (above).\n"))
+      << "\n";
 }
 
 void writePredictions(std::ostringstream& out, const CampaignHistory& h) {
@@ -307,6 +341,15 @@ std::vector<std::string> nextThreeSteps(const CampaignHistory& h) {
     if (steps.size() < 3) steps.push_back(std::move(s) + " (suggested by kopt)");
   };
 
+  // A direction proven on some shape and rolled back for another reason is the nearest gain.
+  for (auto r = h.rounds.rbegin(); r != h.rounds.rend(); ++r) {
+    const auto shapes = provenShapes(*r);
+    if (directionOutcome(r->status, !shapes.empty()) != DirectionOutcome::RolledBackWithProvenShape) continue;
+    add("Round " + std::to_string(r->number) + " proved " + util::join(shapes, ", ") +
+        " and was rolled back for another reason: keep its change where it wins (e.g. only for those shapes) and "
+        "validate again");
+    break;
+  }
   // The weakest shape is where the next gain most likely is.
   const RoundRecord* base = baselineRound(h);
   if (base && !base->shapes.empty()) {

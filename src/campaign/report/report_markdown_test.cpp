@@ -117,3 +117,41 @@ TEST_CASE("long decision reasons are shortened in the tables, at a clause bounda
   CHECK(md.find("-8.82%); shape1") != std::string::npos);
   CHECK(md.find(" \xE2\x80\xA6 (see the round summary) |") != std::string::npos);
 }
+
+TEST_CASE("a round rolled back with a shape proven faster is listed apart, never as an ineffective direction") {
+  auto h = testing::sampleHistory();
+  RoundRecord r6;
+  r6.number = 6;
+  r6.status = RoundStatus::RolledBack;
+  r6.description = "4 grid-stride programs per SM for short rows";
+  r6.bucket = Rule11Bucket::K1;
+  r6.aggregate = 310.0;
+  r6.decisionReason = "still INCONCLUSIVE on M4096_N4096_K4096 after 3 looks";
+  r6.shapes = {testing::shape("M4096_N4096_K4096", 330, 300, Verdict::Inconclusive),
+               testing::shape("M1024_N4096_K512", 280, 120, Verdict::Improved)};
+  r6.shapes[1].gainVsBestPct = 131.0;
+  r6.shapes[1].ciLowPct = 123.0;
+  r6.shapes[1].ciHighPct = 139.0;
+  h.rounds.push_back(r6);
+  h.nextSteps.clear();
+  const std::string md = renderReportMarkdown(h);
+  const auto section = md.find("### Rolled back with a shape proven faster\n");
+  REQUIRE(section != std::string::npos);
+  const auto ineffective = md.find("### Verified ineffective directions\n");
+  REQUIRE(ineffective != std::string::npos);
+  const std::string line = "- round-6 (K1): 4 grid-stride programs per SM for short rows: ";
+  const auto listed = md.find(line);
+  REQUIRE(listed != std::string::npos);
+  CHECK(listed > section);
+  CHECK(listed < ineffective);  // in its own section, before the ineffective list
+  CHECK(md.find(line, ineffective) == std::string::npos);
+  CHECK(md.find("proven faster: M1024_N4096_K512 +131.00% (CI +123.00% .. +139.00%); rolled back: still INCONCLUSIVE") !=
+        std::string::npos);
+  // The rounds that proved nothing faster stay ineffective.
+  CHECK(md.find("- round-3 (K1): num_stages 2 -> 3", ineffective) != std::string::npos);
+  // The first tip points at it.
+  CHECK(md.find("1. Round 6 proved M1024_N4096_K512 +131.00% (CI +123.00% .. +139.00%) and was rolled back for another "
+                "reason") != std::string::npos);
+  // A history without such a round has no such section.
+  CHECK(renderReportMarkdown(testing::sampleHistory()).find("### Rolled back with a shape proven faster") == std::string::npos);
+}
