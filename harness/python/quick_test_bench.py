@@ -25,7 +25,8 @@ What it does that the skill's perf_counter template does not (loop-contract sect
   poison (an output written on another stream is not there yet); and a few extra calls per batch,
   at secret positions, record their end event after a device-wide synchronize: a joined time far
   above the batch's queued median (> 1.5x + 20 us, confirmed once) is "work escaped the timed
-  stream", a failed call;
+  stream", a failed call; unless torch's allocator went to the driver inside the batch (or a timed
+  call read no positive finite time): such a batch is run again, at most BATCH_RERUNS times;
 - host wall time as a bound: the event times of a batch must add up to no more than the host wall
   time around it; timer functions captured when this file is imported, before the kernel module is
   imported, and compared again afterwards: a kernel module that replaces
