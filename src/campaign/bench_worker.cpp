@@ -153,6 +153,12 @@ WorkerReply<BatchResult> parseBatch(const json& reply, const std::string& shape,
     }
     b.idleWaitMs = wait->get<double>();
   }
+  if (const json* reruns = field(reply, "reruns")) {
+    if (!reruns->is_number_integer() || reruns->get<long long>() < 0) {
+      return broken("batch: 'reruns' must be the non-negative number of attempts the worker ran again");
+    }
+    b.reruns = reruns->get<long long>();
+  }
   if (const json* busy = field(reply, "gpu_busy")) {
     if (!busy->is_boolean()) return broken("batch: 'gpu_busy' must be true or false");
     b.gpuBusy = busy->get<bool>();

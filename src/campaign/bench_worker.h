@@ -62,6 +62,9 @@ struct BatchResult {
   std::optional<double> idleProbeUs;
   double idleWaitMs = 0;  // how long the worker waited for the GPU to go idle before its calls
   bool gpuBusy = false;   // it did not go idle within the harness's cap: the batch ran on a busy GPU
+  // Attempts the worker discarded and ran again on its own evidence (allocator events, a time
+  // that is not positive and finite: harness/WORKER-PROTOCOL.md); optional, 0 when absent.
+  long long reruns = 0;
 };
 
 enum class WorkerFailureKind {

@@ -103,6 +103,7 @@ class BaselineRun {
     s_.clearStep();
     return failure;
   }
+  bool startsAaSpares() const;
   void offerAaSpares();
   bool runAaSessions(int count = 0);  // 0: gate.aa_sessions
   std::vector<std::string> planCostLines(const measure::HarnessCheck& check) const;
@@ -200,6 +201,8 @@ std::optional<Stop> BaselineRun::buildAndTest() {
   // tests run.
   plan_ = detail::planFor(s_, true, s_.paths.bestWorktree, rp_.artifacts / "runs", tag_);
   detail::identifyBest(s_, plan_, head_);
+  // Every A/A session's workers live at once: each worker sizes its memory to its share of them.
+  plan_.workersOnDevice = detail::workersOnDevice(startsAaSpares(), policy_.aaSessions);
   offerAaSpares();
   auto r = detail::runLogged(*executor_, m_.testCommand, s_.placeholders(s_.repo), s_.repo, rp_.testLog,
                              m_.timeouts.testSeconds, m_.timeouts.hangSeconds, ctx_, "tests", 1, total_);
@@ -223,8 +226,12 @@ Stop BaselineRun::stopMeasuring(std::initializer_list<const std::string*> tags) 
 // H100) then overlaps the tests or the other sessions' start-ups instead of opening each session
 // (a third of a session's time in the eighteenth session). Only where validate_round's workers
 // are started ahead too: a long-lived server, one device, the worker protocol.
+bool BaselineRun::startsAaSpares() const {
+  return options_.startWorkersAhead && plan_.workers && m_.executor.devices.size() <= 1;
+}
+
 void BaselineRun::offerAaSpares() {
-  if (!options_.startWorkersAhead || !plan_.workers || m_.executor.devices.size() > 1) return;
+  if (!startsAaSpares()) return;
   if (sparesOfferedUntil_ > sessionsRun_) return;  // these sessions' workers are started already
   std::error_code ec;
   fs::create_directories(plan_.runsDir, ec);

@@ -116,6 +116,10 @@ struct SessionTiming {
     // batch, GPU harnesses: how quiet the GPU was when the other arm had just been stopped) and
     // how long the worker waited for the GPU to go idle first.
     std::vector<double> idleProbeUs[2], idleWaitMs[2];
+    // Per arm, the batch attempts its worker discarded and ran again (allocator events, a time
+    // that is not positive and finite): an arm with many more than the other's may be choosing
+    // which of its batches count.
+    long long reruns[2] = {0, 0};
     double stepMs = 0;  // the best's cost of one call of every direction that sized the batches
     int callsPerBatch = 0;  // batch_ms / stepMs, at least 3: a step above batch_ms / 3 shows as 3
     bool sizedFromMemo = false;  // the batches were sized from an earlier look of the same best build
@@ -135,6 +139,7 @@ struct SessionTiming {
                                {"stray_scan_ms", s.strayScanMs},
                                {"stop_check_ms", s.stopCheckMs},
                                {"idle_probe_us", probeSummary(s.idleProbeUs, s.idleWaitMs)},
+                               {"reruns", {{"candidate", s.reruns[kCandidate]}, {"best", s.reruns[kBest]}}},
                                {"step_ms", s.stepMs},
                                {"calls_per_batch", s.callsPerBatch},
                                {"sized_from_memo", s.sizedFromMemo}});
@@ -151,6 +156,8 @@ exec::WorkerSpec armWorkerSpec(const MeasurementPlan& plan, bool candidate, cons
   spec.argv = cmd.argv;
   spec.argv.push_back("--serve");
   spec.env = cmd.env;
+  // kopt's count, not the command's: only kopt knows how many workers it keeps on the device.
+  spec.env[kWorkersOnDeviceEnv] = std::to_string(std::max(1, plan.workersOnDevice));
   spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
   spec.stderrPath = log;
   // Not pinned yet: both workers start up in parallel on any CPU kopt may use, and are pinned to
@@ -404,6 +411,7 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
               shapeTiming.batchHandleMs += b->handleMs.value_or(0);
               if (b->idleProbeUs) shapeTiming.idleProbeUs[a].push_back(*b->idleProbeUs);
               shapeTiming.idleWaitMs[a].push_back(b->idleWaitMs);
+              shapeTiming.reruns[a] += b->reruns;
               if (b->gpuBusy) busyGpu(a, shape);
               for (const auto& s : b->series) blocks[static_cast<std::size_t>(i)][a].add(s);
             }

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "campaign/bench_worker.h"
+#include "campaign/measurement_setup.h"
 #include "campaign/spare_workers.h"
 #include "exec/cpu_affinity.h"
 #include "exec/stray_processes.h"
@@ -286,6 +287,41 @@ TEST_CASE("workers started ahead of a look are its workers, and their logs take 
   CHECK_FALSE(fs::exists(f.runs / "ahead-candidate.log"));
   std::ifstream timingFile(f.runs / "t-s0-timing.json");
   CHECK(json::parse(timingFile)["spare_workers"] == json::array({"best", "candidate"}));
+}
+
+TEST_CASE("every worker is told how many workers share its device, and a spare told another count is not taken") {
+  Fixture f("workers_env", json{{"env_file", "candidate.env"}, {"reruns", 1}}, json{{"env_file", "best.env"}});
+  MeasurementPlan plan = f.planWithBuilds("candidate build 1", "best commit 1");
+  // A look alone: its two arms.
+  CHECK(armWorkerSpec(plan, true, f.runs / "x.log").env.at(kWorkersOnDeviceEnv) == "2");
+  CHECK(detail::workersOnDevice(false, 3) == 2);
+  // run_baseline with its 3 A/A sessions started at once: six workers.
+  plan.workersOnDevice = detail::workersOnDevice(true, 3);
+  CHECK(plan.workersOnDevice == 6);
+  // The command's own value does not win: only kopt knows how many workers it keeps.
+  plan.command.parsed.env[kWorkersOnDeviceEnv] = "1";
+  const exec::WorkerSpec six = armWorkerSpec(plan, false, f.runs / "ahead-best.log");
+  CHECK(six.env.at(kWorkersOnDeviceEnv) == "6");
+  // A spare started for a look of two workers is another worker than the baseline's: not taken.
+  MeasurementPlan two = plan;
+  two.workersOnDevice = 2;
+  CHECK_FALSE(sameWorker(armWorkerSpec(two, false, f.runs / "a.log"), six));
+  std::string error;
+  REQUIRE(SpareWorkers::shared().offer("best", armWorkerSpec(two, false, f.runs / "ahead-best.log"), plan.bestBuild, error));
+  REQUIRE(SpareWorkers::shared().pids().size() == 1);
+  auto pairs = InterleavedRunner(counter).run(plan, 0, 1, 0, CallContext{}, 0, 2);
+  REQUIRE(pairs.size() == 1);
+  CHECK(pairs[0].candidate.ok);
+  CHECK(pairs[0].best.ok);
+  CHECK(SpareWorkers::shared().pids().empty());  // ended, not taken
+  // Both processes of the look read the count from their environment.
+  CHECK(util::readFile(f.candidate / "candidate.env") == "6");
+  CHECK(util::readFile(f.best / "best.env") == "6");
+  // The attempts each worker ran again are counted per arm and shape in the session's timing file:
+  // the candidate's worker said 1 in each of its 2 batches of the block.
+  std::ifstream timingFile(f.runs / "t-s0-timing.json");
+  const json shape = json::parse(timingFile)["shapes"][0];
+  CHECK(shape["reruns"] == json({{"candidate", 2}, {"best", 0}}));
 }
 
 // /proc state letter of `pid` ('T' = stopped), '?' when it is gone.
@@ -583,6 +619,17 @@ TEST_CASE("batch replies: times per requested call, positive, one series per dir
   waited["gpu_busy"] = false;
   waited["idle_wait_ms"] = -1;
   CHECK(std::holds_alternative<WorkerFailure>(parseBatch(waited, "s", 3)));
+  // The attempts the worker ran again: optional, a non-negative integer.
+  CHECK(std::get<BatchResult>(b).reruns == 0);
+  json rerun = good;
+  rerun["reruns"] = 2;
+  auto r = parseBatch(rerun, "s", 3);
+  REQUIRE(std::holds_alternative<BatchResult>(r));
+  CHECK(std::get<BatchResult>(r).reruns == 2);
+  for (const json bad : {json(-1), json(1.5), json("2")}) {
+    rerun["reruns"] = bad;
+    CHECK(std::holds_alternative<WorkerFailure>(parseBatch(rerun, "s", 3)));
+  }
 }
 
 TEST_CASE("hello and prepare replies are checked field by field") {

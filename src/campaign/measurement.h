@@ -87,7 +87,15 @@ struct MeasurementPlan {
   // No workerCpu given: each look pins its workers to the CPU that was idlest over the 100 ms
   // before it starts them (a plan made and not run, as run_tests makes one, samples nothing).
   bool pickWorkerCpu = false;
+  // How many bench workers of this measurement are alive on one device at once: a look's two arms,
+  // and at BASELINE every A/A session's two, started at once (spare_workers.h). Each worker gets it
+  // as KOPT_WORKERS_ON_DEVICE (kWorkersOnDeviceEnv) and sizes its large allocations to its share of
+  // the device's free memory (harness/WORKER-PROTOCOL.md).
+  int workersOnDevice = 2;
 };
+
+// The environment variable that tells a bench worker plan.workersOnDevice.
+inline constexpr const char* kWorkersOnDeviceEnv = "KOPT_WORKERS_ON_DEVICE";
 
 class MeasurementRunner {
  public:

@@ -129,6 +129,8 @@ MeasurementPlan planFor(const OpenCampaign& session, bool full, const fs::path& 
   return plan;
 }
 
+int workersOnDevice(bool aaAtOnce, int aaSessions) { return aaAtOnce ? 2 * std::max(1, aaSessions) : 2; }
+
 void identifyBest(const OpenCampaign& session, MeasurementPlan& plan, const std::string& commit) {
   plan.bestIdentity.clear();
   plan.bestBuild.clear();

@@ -23,6 +23,9 @@ MeasurementPlan planFor(const OpenCampaign& session, bool full, const std::files
 // planFor does it with the best commit; run_baseline with the commit it measures, which becomes
 // the best, so the baseline's A/A sessions and the first round's look size batches alike.
 void identifyBest(const OpenCampaign& session, MeasurementPlan& plan, const std::string& commit);
+// MeasurementPlan::workersOnDevice: a look's two workers, or, where run_baseline starts the workers
+// of all its `aaSessions` A/A sessions at once (`aaAtOnce`), two per session.
+int workersOnDevice(bool aaAtOnce, int aaSessions);
 // Expected labels of a quick / full run (from the baseline event).
 std::vector<std::string> expectedLabels(const OpenCampaign& session, bool full);
 std::string frozenHeader(const OpenCampaign& session);
