@@ -20,9 +20,11 @@ one partial dw row that torch sums. The autotuner picks num_warps, num_stages an
 step: ROWS = max(1, TILE // BLOCK_N) rows, so only rows of up to 1024 elements take two at a time).
 
 Knobs are module constants read at every call, so one round of a campaign is one edited line:
-- ROW_REVISIT_FRACTION (0.0): each backward program walks that fraction of its row tiles a second
-  time, loading x and dy and storing the same dx again (dw counts them once): that many more bytes,
-  the result unchanged. 0.03 is about 3 % slower on every shape.
+- ROW_REVISIT_FRACTION (0.0): the backward walks that fraction of its row tiles a second time, each
+  program its own first tiles, loading x and dy and storing the same dx again (dw counts them once):
+  that many more bytes, the result unchanged. The extra tiles go to the programs from the last one
+  down, which are the ones with a tile fewer when the tiles do not divide evenly, so the busiest
+  program gets no more than the others. 0.03 is about 3 % slower on every shape.
 - SMALL_ROW_PROGRAMS_PER_SM (1): rows of at most SMALL_ROW_MAX elements get that many backward
   programs per SM instead of PROGRAMS_PER_SM. At 1 an SM holds one program, which has one or two
   4 KB row tiles in flight at a time (the autotuner cannot add more): far from enough to keep HBM
@@ -105,11 +107,13 @@ def _rmsnorm_bwd_kernel(x_ptr, w_ptr, dy_ptr, dx_ptr, dw_part_ptr, rows, N, revi
     for first in range(pid * ROWS, rows, programs * ROWS):
         dw += _bwd_tile(x_ptr, dy_ptr, dx_ptr, w, first, rows, N, stride_x, stride_dy, stride_dx, eps, dx_scale,
                         BLOCK_N, ROWS)
-    # ROW_REVISIT_FRACTION: the program's first row tiles again (their dx stored again, the same
-    # values; their dw dropped). By now they have left the L2 on every shape of the harness.
-    for k in range(0, (revisit_rows + ROWS - 1) // ROWS):
-        _bwd_tile(x_ptr, dy_ptr, dx_ptr, w, (pid + k * programs) * ROWS, rows, N, stride_x, stride_dy, stride_dx,
-                  eps, dx_scale, BLOCK_N, ROWS)
+    # ROW_REVISIT_FRACTION: revisit tiles t = 0 .. revisit_tiles - 1 of the grid, tile t walked by
+    # program programs - 1 - (t % programs) as its own tile number t // programs (its dx stored again,
+    # the same values; its dw dropped). By now those rows have left the L2 on every harness shape.
+    revisit_tiles = (revisit_rows + ROWS - 1) // ROWS
+    for t in range(programs - 1 - pid, revisit_tiles, programs):
+        _bwd_tile(x_ptr, dy_ptr, dx_ptr, w, (pid + (t // programs) * programs) * ROWS, rows, N, stride_x, stride_dy,
+                  stride_dx, eps, dx_scale, BLOCK_N, ROWS)
     tl.store(dw_part_ptr + pid * N + cols, dw, mask=cols < N)
 
 
@@ -154,7 +158,7 @@ def backward(x, w, grad_out):
         raise ValueError("rmsnorm backward: grad_out must be a [rows, N] tensor with a contiguous last dim")
     w = w.contiguous()
     programs = backward_programs(rows, N, x.device)
-    revisit_rows = math.ceil(ROW_REVISIT_FRACTION * triton.cdiv(rows, programs)) if ROW_REVISIT_FRACTION > 0 else 0
+    revisit_rows = math.ceil(ROW_REVISIT_FRACTION * rows) if ROW_REVISIT_FRACTION > 0 else 0
     dx = torch.empty_like(x)
     dw_part = torch.empty((programs, N), device=x.device, dtype=torch.float32)
     _rmsnorm_bwd_kernel[(programs,)](x, w, grad_out, dx, dw_part, rows, N, revisit_rows,
