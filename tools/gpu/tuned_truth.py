@@ -72,8 +72,8 @@ def child(variant, labels):
         err = float((dx.float() - rdx).abs().max())
         y = mod.forward(x, w)
         ok = ok and bool(torch.allclose(y.float(), mod.reference_forward(x, w), rtol=1e-2, atol=1e-2))
-        bwd = triton.testing.do_bench(lambda: mod.backward(x, w, g), warmup=50, rep=300)
-        fwd = triton.testing.do_bench(lambda: mod.forward(x, w), warmup=50, rep=200)
+        bwd = triton.testing.do_bench(lambda: mod.backward(x, w, g), warmup=50, rep=300, return_mode="median")
+        fwd = triton.testing.do_bench(lambda: mod.forward(x, w), warmup=50, rep=200, return_mode="median")
         at = mod._rmsnorm_bwd_kernel
         config = str(getattr(at, "best_config", None))
         print(json.dumps({"variant": variant, "label": label, "bwd_us": bwd * 1e3, "fwd_us": fwd * 1e3,
