@@ -1245,29 +1245,47 @@ def kernel_tree_root(cfg, base_dir):
     return os.path.realpath(os.getcwd())
 
 
+def _skipped_dir(name):
+    return name.startswith(".") or name in ("__pycache__", "node_modules") or name == "build" or name.startswith("build-")
+
+
+def kernel_tree_files(root):
+    """The tree's .py files, relative to `root`, sorted: in a git checkout the tracked ones and the
+    untracked ones git does not ignore (what a commit of the tree would hold), else every one
+    found; either way none under a hidden folder (.git, .kopt: a campaign's records), __pycache__,
+    node_modules or a build folder."""
+    import subprocess
+
+    try:
+        p = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                            "--", "*.py"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+        names = [n for n in p.stdout.decode("utf-8", "surrogateescape").split("\0") if n] if p.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        names = None
+    if names is None:
+        names = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if not _skipped_dir(d)]
+            names += [os.path.relpath(os.path.join(dirpath, f), root) for f in filenames if f.endswith(".py")]
+    names = [n.replace(os.sep, "/") for n in names]
+    return sorted(set(n for n in names if not any(_skipped_dir(part) for part in n.split("/")[:-1])))
+
+
 def kernel_tree_digest(root, extra=""):
-    """-> (sha256 hex, files hashed): every .py file under `root` (path and contents, in path
-    order), skipping hidden folders (.git, .kopt: a campaign's records), __pycache__, node_modules
-    and build folders, plus `extra` (the device's name)."""
+    """-> (sha256 hex, files hashed): the path and contents of every file kernel_tree_files lists
+    (at most AUTOTUNE_TREE_FILES, in path order), plus `extra` (the device's name)."""
     import hashlib
 
     h = hashlib.sha256(("kopt autotune tree 1\0%s\0" % extra).encode("utf-8", "surrogatepass"))
     n = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not (d.startswith(".") or d in ("__pycache__", "node_modules")
-                                                         or d == "build" or d.startswith("build-")))
-        for name in sorted(f for f in filenames if f.endswith(".py")):
-            if n >= AUTOTUNE_TREE_FILES:
-                return h.hexdigest(), n
-            path = os.path.join(dirpath, name)
-            try:
-                with open(path, "rb") as f:
-                    data = f.read()
-            except OSError:
-                continue
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
-            h.update(rel.encode("utf-8", "surrogatepass") + b"\0" + str(len(data)).encode() + b"\0" + data)
-            n += 1
+    for rel in kernel_tree_files(root)[:AUTOTUNE_TREE_FILES]:
+        try:
+            with open(os.path.join(root, rel), "rb") as f:
+                data = f.read()
+        except OSError:  # listed by git but deleted in the working tree
+            continue
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + str(len(data)).encode() + b"\0" + data)
+        n += 1
     return h.hexdigest(), n
 
 
@@ -3295,6 +3313,13 @@ def autotune_self_test(check):
         check(kernel_tree_digest(a, "H100")[0] != kernel_tree_digest(a, "H200")[0], "autotune: the device is in the digest")
         tree("b", {"sub/h.py": "EPS = 1e-5\n"})
         check(kernel_tree_digest(a)[0] != kernel_tree_digest(b)[0], "autotune: one changed .py file, another digest")
+        import shutil
+        import subprocess
+        if shutil.which("git"):  # a checkout: what git would commit, an ignored file left out
+            g = tree("g", {**files, ".gitignore": "gen_*.py\n", "gen_table.py": "T = 1\n"})
+            subprocess.run(["git", "init", "-q", g], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            check(kernel_tree_files(g) == ["k.py", "sub/h.py"] and kernel_tree_digest(g)[0] == kernel_tree_digest(a)[0],
+                  "autotune: in a git tree the ignored files are not part of it: %r" % kernel_tree_files(g))
         cfg = {"KERNEL_MODULE": os.path.join(a, "k.py")}
         check(kernel_tree_root(cfg, tmp) == os.path.realpath(a) and kernel_tree_root({**cfg, "REPO_ROOT": b}, tmp)
               == os.path.realpath(b), "autotune: the tree is REPO_ROOT, else the kernel module's folder")
