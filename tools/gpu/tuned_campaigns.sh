@@ -11,10 +11,11 @@
 # then tools/gpu/campaigns/triton_rmsnorm_tuned_rounds.json. A SCRIPT:SECONDS gets at most that
 # long; the last script gets what is left, less 45 s to write the tables and archive. TRUTH_S (default
 # 300, 0 skips it) bounds the truth run, TRUTH_REPS (default 2) its repetitions.
-# Where one command may run 10 minutes, two calls: the four-round campaign alone, then the truth and
-# as many counting rounds as fit:
+# Where one command may run 10 minutes: the truth alone, then the four-round campaign, then as
+# many counting rounds as fit, three calls:
+#   python3 tools/gpu/tuned_truth.py --reps 2 --out $OUT/truth.jsonl >$OUT/truth.log 2>&1
 #   TRUTH_S=0 bash tools/gpu/tuned_campaigns.sh 585 tools/gpu/campaigns/triton_rmsnorm_tuned.json
-#   TRUTH_S=240 bash tools/gpu/tuned_campaigns.sh 585 tools/gpu/campaigns/triton_rmsnorm_tuned_rounds.json
+#   TRUTH_S=0 bash tools/gpu/tuned_campaigns.sh 585 tools/gpu/campaigns/triton_rmsnorm_tuned_rounds.json
 # Each campaign runs in a fresh git repository holding a copy of what the campaign reads (the
 # Triton kernels, the Python harness, require_all_pass.py, the manifest), with its own autotune
 # cache (KOPT_AUTOTUNE_CACHE_DIR), so every campaign starts cold and all its processes share it.
