@@ -1305,7 +1305,11 @@ def _tuning_lock(path, wait_s, poll_s=0.05, clock=None):
     except ImportError:  # pragma: no cover - not POSIX
         yield 0.0, False
         return
-    f = open(path, "a+")
+    try:
+        f = open(path, "a+")
+    except OSError:  # the folder could not be made: run unlocked
+        yield 0.0, False
+        return
     t0, held = clock(), False
     try:
         while True:
@@ -1364,10 +1368,6 @@ class AutotunePin:
         tree = kernel_tree_root(cfg, base_dir)
         digest, files = kernel_tree_digest(tree, device_name)
         directory = os.path.join(root, digest[:32])
-        try:
-            os.makedirs(directory, exist_ok=True)
-        except OSError as e:
-            return cls(note="cannot create %s (%s)" % (directory, e.strerror))
         pin = cls(directory, "tree %s (%d .py files under %s)" % (digest[:12], files, tree))
         pin.tree = tree
         pin.saved_env = {k: env.get(k) for k in _AUTOTUNE_ENV_KEYS}
@@ -1401,6 +1401,10 @@ class AutotunePin:
                     env[k] = v
             self.dir, self.note = None, "no autotuner in the kernel module"
             return self
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+        except OSError as e:  # Triton then fails to write its cache too, and says so
+            print("%s: autotune: cannot create %s (%s)" % (HARNESS_NAME, self.dir, e.strerror), file=sys.stderr)
         forced = []
         for name, t in found:
             if getattr(t, "cache_results", True) is False:
