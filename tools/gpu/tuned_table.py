@@ -101,6 +101,19 @@ def short_config(text):
     return ("%s w%s s%s" % (extra, parts["num_warps"].strip(), parts.get("num_stages", "?").strip())).strip()
 
 
+def print_autotune(round_dir, title=None):
+    """The round's autotune lines, one per arm: each shape's configs and how many workers said so."""
+    seen = autotune_configs(round_dir)
+    if title and seen:
+        print(title)
+    for arm, labels in sorted(seen.items()):
+        texts = []
+        for label, cfgs in labels.items():
+            flag = " (SEVERAL)" if len(cfgs) > 1 else ""
+            texts.append("%s %s%s" % (label, " | ".join("%s x%d" % (short_config(c), n) for c, n in cfgs.items()), flag))
+        print("    autotune %s: %s" % (arm, "; ".join(texts)))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--script", required=True)
@@ -116,6 +129,7 @@ def main(argv):
     print("# %s (%s)" % (name, script.get("name", "")))
     print("# round | change | knobs best -> candidate | decision | per-shape verdicts | validate_round s")
     decisions, k = [], 0
+    print_autotune(os.path.join(a.campaign, "rounds", "round-1"), "round 1 (BASELINE, the A/A sessions)")
     for number, args, edits in rounds_of(script):
         rdir = os.path.join(a.campaign, "rounds", "round-%d" % number)
         path = os.path.join(rdir, "decision.json")
@@ -144,12 +158,7 @@ def main(argv):
         k += 1
         print("round %d | %s | %s | %s | %s | %s" % (number, args.get("change"), "; ".join(changed) or "none",
                                                       d.get("status"), "; ".join(cells) or d.get("reason", ""), secs))
-        for arm, labels in sorted(autotune_configs(rdir).items()):
-            texts = []
-            for label, cfgs in labels.items():
-                flag = " (SEVERAL)" if len(cfgs) > 1 else ""
-                texts.append("%s %s%s" % (label, " | ".join("%s x%d" % (short_config(c), n) for c, n in cfgs.items()), flag))
-            print("    autotune %s: %s" % (arm, "; ".join(texts)))
+        print_autotune(rdir)
         if str(d.get("status", "")).startswith("ACCEPTED") and cand_text is not None:
             best_text = cand_text
     report = os.path.join(a.campaign, "report.md")
