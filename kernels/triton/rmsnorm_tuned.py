@@ -49,7 +49,7 @@ FWD_NUM_WARPS = 8
 PROGRAMS_PER_SM = 2  # backward programs per SM (grid-stride over the rows)
 SMALL_ROW_PROGRAMS_PER_SM = 1  # backward programs per SM when N <= SMALL_ROW_MAX
 SMALL_ROW_MAX = 1024
-ROW_REVISIT_FRACTION = 0.0  # each backward program walks this fraction of its row tiles again
+ROW_REVISIT_FRACTION = 0.0  # the backward walks this fraction of its row tiles a second time
 DX_SCALE = 1.0  # dx is multiplied by this: 1.0 is the gradient
 # ---- end of knobs ----
 # -------------------------------------------------------------------------------------------------
