@@ -1257,6 +1257,269 @@ def assert_hooks_intact(op, hooks, cfg, when):
                           "from the kernel's" % (", ".join(HOOKS), when))
 
 
+# ----------------------------------------------------------------------------------------------
+# Autotuned kernels: one config per tree, in every process of it. Two processes of one tree that
+# each ran Triton's autotuner could pick different configs (their timings of the candidates are
+# within noise of each other), and then kopt's A/A sessions, or a round's two workers, differed
+# by the config rather than the code. So before the kernel module is imported the harness turns
+# on Triton's on-disk autotune cache (TRITON_CACHE_AUTOTUNING=1) in a directory of this tree's
+# own (TRITON_CACHE_DIR = <root>/<sha256 of the tree's .py files and the device name>), and the
+# first use of each shape in a process holds a file lock (fcntl.flock) on that directory: the
+# first process tunes and writes the cache, every later one waits, then reads the same choice.
+# Triton's own cache key adds the kernel's source, the key's values and the configs, so two trees
+# never share an entry and two processes of one tree always do. A module without an autotuner
+# gets its environment back untouched right after the import, before anything compiles.
+
+AUTOTUNE_CACHE_ENV = "KOPT_AUTOTUNE_CACHE_DIR"  # the root (kopt or the user sets it); "off" disables
+AUTOTUNE_LOCK_WAIT_S = 900.0  # the longest a first use waits for another process's tuning
+AUTOTUNE_TREE_FILES = 5000  # .py files hashed at most (a larger tree: the first ones, in path order)
+_AUTOTUNE_ENV_KEYS = ("TRITON_CACHE_DIR", "TRITON_CACHE_AUTOTUNING")
+
+
+def autotune_cache_root(environ=None):
+    """KOPT_AUTOTUNE_CACHE_DIR, else $XDG_CACHE_HOME/kopt/triton-autotune (~/.cache/...); None when
+    the variable says off (off, 0, none)."""
+    env = os.environ if environ is None else environ
+    value = env.get(AUTOTUNE_CACHE_ENV, "")
+    if value.strip().lower() in ("off", "0", "none"):
+        return None
+    if value:
+        return os.path.abspath(value)
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "kopt", "triton-autotune")
+
+
+def kernel_tree_root(cfg, base_dir):
+    """The folder whose .py files are the kernel's: REPO_ROOT, else the kernel module's folder (a
+    .py path), else the working directory (a module name: kopt runs commands in the tree)."""
+    if cfg.get("REPO_ROOT"):
+        return os.path.realpath(cfg["REPO_ROOT"])
+    spec = cfg.get("KERNEL_MODULE") or ""
+    if spec.endswith(".py") or os.sep in spec:
+        path = spec if os.path.isabs(spec) else os.path.join(base_dir, spec)
+        if not os.path.isfile(path):
+            path = os.path.abspath(spec)
+        return os.path.dirname(os.path.realpath(path))
+    return os.path.realpath(os.getcwd())
+
+
+def _skipped_dir(name):
+    return name.startswith(".") or name in ("__pycache__", "node_modules") or name == "build" or name.startswith("build-")
+
+
+def kernel_tree_files(root):
+    """The tree's .py files, relative to `root`, sorted: in a git checkout the tracked ones and the
+    untracked ones git does not ignore (what a commit of the tree would hold), else every one
+    found; either way none under a hidden folder (.git, .kopt: a campaign's records), __pycache__,
+    node_modules or a build folder."""
+    import subprocess
+
+    try:
+        p = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                            "--", "*.py"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+        names = [n for n in p.stdout.decode("utf-8", "surrogateescape").split("\0") if n] if p.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        names = None
+    if names is None:
+        names = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if not _skipped_dir(d)]
+            names += [os.path.relpath(os.path.join(dirpath, f), root) for f in filenames if f.endswith(".py")]
+    names = [n.replace(os.sep, "/") for n in names]
+    return sorted(set(n for n in names if not any(_skipped_dir(part) for part in n.split("/")[:-1])))
+
+
+def kernel_tree_digest(root, extra=""):
+    """-> (sha256 hex, files hashed): the path and contents of every file kernel_tree_files lists
+    (at most AUTOTUNE_TREE_FILES, in path order), plus `extra` (the device's name)."""
+    import hashlib
+
+    h = hashlib.sha256(("kopt autotune tree 1\0%s\0" % extra).encode("utf-8", "surrogatepass"))
+    n = 0
+    for rel in kernel_tree_files(root)[:AUTOTUNE_TREE_FILES]:
+        try:
+            with open(os.path.join(root, rel), "rb") as f:
+                data = f.read()
+        except OSError:  # listed by git but deleted in the working tree
+            continue
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + str(len(data)).encode() + b"\0" + data)
+        n += 1
+    return h.hexdigest(), n
+
+
+def autotune_text(config):
+    """One line for an autotuner's config (Triton's Config prints 'TILE: 1024, num_warps: 8, ...')."""
+    return one_line(str(config), 300)
+
+
+@contextlib.contextmanager
+def _tuning_lock(path, wait_s, poll_s=0.05, clock=None):
+    """An exclusive flock on `path` for the block: yields (waited ms, held). `held` is False when
+    another process kept it past `wait_s` (the block then runs unlocked) or the platform has no
+    flock."""
+    clock = clock or _perf_counter
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield 0.0, False
+        return
+    try:
+        f = open(path, "a+")
+    except OSError:  # the folder could not be made: run unlocked
+        yield 0.0, False
+        return
+    t0, held = clock(), False
+    try:
+        while True:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = True
+                break
+            except BlockingIOError:
+                if clock() - t0 >= wait_s:
+                    break
+                time.sleep(poll_s)
+        yield (clock() - t0) * 1e3, held
+    finally:
+        if held:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+        f.close()
+
+
+def _triton_autotuner_type():
+    try:
+        from triton.runtime.autotuner import Autotuner
+        return Autotuner
+    except Exception:
+        return None
+
+
+class AutotunePin:
+    """The autotune cache of one process (see the section's comment). Inactive (every method a
+    no-op) without Triton, with KOPT_AUTOTUNE_CACHE_DIR=off, or when the kernel has no autotuner."""
+
+    def __init__(self, directory=None, note=""):
+        self.dir = directory
+        self.note = note
+        self.tuners = []  # (name, Autotuner) found in the kernel's modules
+        self.seen = set()  # shape labels whose first use is over in this process
+        self.chosen = {}  # label -> {kernel name: config text}, what the shape's first use tuned or loaded
+        self.saved_env = {}
+        self.tree = None  # the folder of the kernel's files (kernel_tree_root)
+
+    @property
+    def active(self):
+        return self.dir is not None
+
+    @classmethod
+    def before_import(cls, cfg, base_dir, device_name, environ=None, has_triton=None):
+        """Points Triton's cache at this tree's directory (in `environ`, default os.environ) before
+        the kernel module is imported, when Triton is installed and the root is not off."""
+        env = os.environ if environ is None else environ
+        root = autotune_cache_root(env)
+        if root is None:
+            return cls(note="%s=off" % AUTOTUNE_CACHE_ENV)
+        if has_triton is None:
+            has_triton = importlib.util.find_spec("triton") is not None
+        if not has_triton:
+            return cls(note="no triton")
+        tree = kernel_tree_root(cfg, base_dir)
+        digest, files = kernel_tree_digest(tree, device_name)
+        directory = os.path.join(root, digest[:32])
+        pin = cls(directory, "tree %s (%d .py files under %s)" % (digest[:12], files, tree))
+        pin.tree = tree
+        pin.saved_env = {k: env.get(k) for k in _AUTOTUNE_ENV_KEYS}
+        env["TRITON_CACHE_DIR"] = directory
+        env["TRITON_CACHE_AUTOTUNING"] = "1"
+        return pin
+
+    def attach(self, module, autotuner_type=None, environ=None):
+        """After the import: finds every autotuner in the kernel module and in the modules it
+        imported from the tree, turns on their disk cache (one decorated with cache_results=False
+        too), and logs them. None found: the environment goes back as it was and the pin is off."""
+        if not self.active:
+            return self
+        env = os.environ if environ is None else environ
+        kind = autotuner_type or _triton_autotuner_type()
+        modules = [module] + [m for m in list(sys.modules.values())
+                              if self.tree and m is not module and isinstance(m, types.ModuleType)
+                              and getattr(m, "__file__", None) and _inside(m.__file__, self.tree)]
+        found, seen = [], set()
+        for m in modules:
+            for attr, value in sorted(vars(m).items()):
+                if kind is not None and isinstance(value, kind) and id(value) not in seen:
+                    seen.add(id(value))
+                    base = getattr(getattr(value, "base_fn", None), "__name__", None) or attr
+                    found.append((base if m is module else "%s.%s" % (m.__name__, base), value))
+        if not found:
+            for k, v in self.saved_env.items():
+                if v is None:
+                    env.pop(k, None)
+                else:
+                    env[k] = v
+            self.dir, self.note = None, "no autotuner in the kernel module"
+            return self
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+        except OSError as e:  # Triton then fails to write its cache too, and says so
+            print("%s: autotune: cannot create %s (%s)" % (HARNESS_NAME, self.dir, e.strerror), file=sys.stderr)
+        forced = []
+        for name, t in found:
+            if getattr(t, "cache_results", True) is False:
+                t.cache_results = True
+                forced.append(name)
+        self.tuners = found
+        print("%s: autotune: cache %s, %s; autotuned: %s%s" % (
+            HARNESS_NAME, self.dir, self.note, ", ".join(n for n, _t in found),
+            ("; disk cache turned on for %s (decorated with cache_results=False)" % ", ".join(forced)) if forced else ""),
+            file=sys.stderr)
+        return self
+
+    @contextlib.contextmanager
+    def first_use(self, label, wait_s=None):
+        """The block that first runs the kernel on shape `label` in this process: it holds the
+        tree's tuning lock, and what each autotuner tuned or loaded in it becomes the shape's
+        config (chosen[label], logged on stderr). Later uses of the label run unlocked."""
+        if not self.active or label in self.seen:
+            yield
+            return
+        before = {name: dict(getattr(t, "cache", None) or {}) for name, t in self.tuners}
+        wait = AUTOTUNE_LOCK_WAIT_S if wait_s is None else wait_s
+        try:
+            with _tuning_lock(os.path.join(self.dir, "kopt-tuning.lock"), wait) as (waited, held):
+                yield
+        finally:
+            self.seen.add(label)
+        chosen = {}
+        for name, t in self.tuners:
+            cache = getattr(t, "cache", None)
+            if isinstance(cache, dict):
+                new = [cache[k] for k in cache if k not in before[name] or before[name][k] is not cache[k]]
+            else:
+                new = [getattr(t, "best_config", None)]
+            texts = []
+            for c in new:
+                if c is not None and autotune_text(c) not in texts:
+                    texts.append(autotune_text(c))
+            if texts:
+                chosen[name] = " | ".join(texts)
+        self.chosen[label] = chosen
+        lock = ("waited %.0f ms for the tuning lock" % waited) if held else (
+            "ran without the tuning lock (held elsewhere past %.0f s)" % wait)
+        print("%s: autotune: %s: %s; %s" % (HARNESS_NAME, label, "; ".join("%s = %s" % kv for kv in chosen.items())
+                                            or "no new autotuner entry", lock), file=sys.stderr)
+
+    def reply_field(self, label):
+        """The worker protocol's optional "autotune" of a shape's reply, or None."""
+        return dict(self.chosen[label]) if self.chosen.get(label) else None
+
+
+def op_autotune(op):
+    """The op's AutotunePin (an inactive one for an op built without load_op)."""
+    pin = getattr(op, "autotune", None)
+    return pin if pin is not None else AutotunePin()
+
+
 class Op:
     """What is measured for one shape: inputs, candidate calls, reference, per-call verification."""
 
@@ -1956,7 +2219,8 @@ class ShapeBench:
         self._null_pick = torch.arange(0, 2 * UNWRITTEN_SAMPLES, 2, device=dev.dev)
         self.problems = []
         self.sizing_notes = []  # the warm-up's sizing batches, for the prepare's log line
-        self.passed = self._full_check()
+        with op_autotune(op).first_use(shape["label"]):
+            self.passed = self._full_check()
 
     # -- the full check: private copies, the reference on its own clones, computed first and kept
     #    alive so its memory cannot be handed to the candidate's outputs
@@ -2623,8 +2887,10 @@ def load_op(cfg, base_dir, device, dtype, shapes):
     """Imports the kernel module (only now, after every timer was captured) -> (op or None, error
     text). A module that does not import or lacks a function is the kernel's fault: FAIL rows."""
     module, error = None, ""
+    pin = AutotunePin.before_import(cfg, base_dir, device.name)
     try:
         module = load_kernel_module(cfg["KERNEL_MODULE"], base_dir, cfg.get("REPO_ROOT", ""))
+        pin.attach(module)
         check_imports_inside(cfg.get("REPO_ROOT", ""))
         if callable(cfg.get("KERNEL_HOOK")):
             cfg["KERNEL_HOOK"](module, shapes)
@@ -2637,7 +2903,9 @@ def load_op(cfg, base_dir, device, dtype, shapes):
     if module is None:
         return None, error
     try:
-        return Op(cfg, module, device, dtype), ""
+        op = Op(cfg, module, device, dtype)
+        op.autotune = pin
+        return op, ""
     except HarnessError as e:  # the module lacks a configured function
         print("%s: %s" % (HARNESS_NAME, e), file=sys.stderr)
         return None, str(e)
@@ -2781,7 +3049,10 @@ class Worker:
             label = f["shape"]
             if label not in self.shapes:
                 raise RequestError("unknown shape '%s' (this harness has %s)" % (label, ",".join(self.order)))
-            return getattr(self, "_" + op)(label, f)
+            reply = getattr(self, "_" + op)(label, f)
+            if op in ("prepare", "warm") and op_autotune(self.op).reply_field(label):
+                reply["autotune"] = op_autotune(self.op).reply_field(label)
+            return reply
         finally:
             assert_timers_intact("while serving '%s'" % op)
 
@@ -3138,6 +3409,108 @@ def bytes_self_test(check):
         check(sb.nbytes["backward"] == 3 * tensor, "bytes: backward moves x, grad_out and dx (%s)" % sb.nbytes["backward"])
 
 
+def autotune_self_test(check):
+    """The autotune pin without Triton: a fake Autotuner type, trees in a temporary folder, and two
+    pins of one tree in this process (flock locks of two open() calls exclude each other as two
+    processes' do)."""
+    import tempfile
+
+    class FakeConfig:
+        def __init__(self, text):
+            self.text = text
+
+        def __str__(self):
+            return self.text
+
+    class FakeAutotuner:
+        def __init__(self, name):
+            self.base_fn = types.SimpleNamespace(__name__=name)
+            self.cache, self.best_config, self.cache_results = {}, None, False
+
+        def run(self, key, text):  # tunes (or loads) once per key, as Triton's run does
+            if key not in self.cache:
+                self.cache[key] = FakeConfig(text)
+            self.best_config = self.cache[key]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        def tree(name, files):
+            root = os.path.join(tmp, name)
+            for rel, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+                with open(os.path.join(root, rel), "w") as f:
+                    f.write(text)
+            return root
+        files = {"k.py": "import triton\n@triton.autotune\ndef k(): pass\n", "sub/h.py": "EPS = 1e-6\n"}
+        a, b = tree("a", files), tree("b", files)
+        tree("b", {".kopt/campaigns/x/quick_test_bench.py": "# a campaign's copy\n", "__pycache__/k.py": "x = 1\n",
+                   "notes.txt": "not python\n"})
+        check(kernel_tree_digest(a)[0] == kernel_tree_digest(b)[0] and kernel_tree_digest(a)[1] == 2,
+              "autotune: two trees with the same .py files share a digest (hidden folders, caches, other files ignored)")
+        check(kernel_tree_digest(a, "H100")[0] != kernel_tree_digest(a, "H200")[0], "autotune: the device is in the digest")
+        tree("b", {"sub/h.py": "EPS = 1e-5\n"})
+        check(kernel_tree_digest(a)[0] != kernel_tree_digest(b)[0], "autotune: one changed .py file, another digest")
+        import shutil
+        import subprocess
+        if shutil.which("git"):  # a checkout: what git would commit, an ignored file left out
+            g = tree("g", {**files, ".gitignore": "gen_*.py\n", "gen_table.py": "T = 1\n"})
+            subprocess.run(["git", "init", "-q", g], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            check(kernel_tree_files(g) == ["k.py", "sub/h.py"] and kernel_tree_digest(g)[0] == kernel_tree_digest(a)[0],
+                  "autotune: in a git tree the ignored files are not part of it: %r" % kernel_tree_files(g))
+        cfg = {"KERNEL_MODULE": os.path.join(a, "k.py")}
+        check(kernel_tree_root(cfg, tmp) == os.path.realpath(a) and kernel_tree_root({**cfg, "REPO_ROOT": b}, tmp)
+              == os.path.realpath(b), "autotune: the tree is REPO_ROOT, else the kernel module's folder")
+        root = os.path.join(tmp, "cache")
+        env = {AUTOTUNE_CACHE_ENV: root, "TRITON_CACHE_DIR": "/mine"}
+        check(not AutotunePin.before_import(cfg, tmp, "GPU", environ=dict(env), has_triton=False).active,
+              "autotune: without Triton the pin is off")
+        off = {AUTOTUNE_CACHE_ENV: "off"}
+        check(not AutotunePin.before_import(cfg, tmp, "GPU", environ=off, has_triton=True).active and off == {
+            AUTOTUNE_CACHE_ENV: "off"}, "autotune: KOPT_AUTOTUNE_CACHE_DIR=off leaves the environment alone")
+        check(autotune_cache_root({"XDG_CACHE_HOME": "/c"}) == "/c/kopt/triton-autotune", "autotune: the default root")
+        # a module without an autotuner: the environment comes back as it was
+        plain = types.ModuleType("kopt_plain_kernel")
+        plain_env = dict(env)
+        pin = AutotunePin.before_import(cfg, tmp, "GPU", environ=plain_env, has_triton=True)
+        check(pin.active and plain_env["TRITON_CACHE_DIR"].startswith(root) and plain_env["TRITON_CACHE_AUTOTUNING"] == "1",
+              "autotune: before the import Triton's cache points at the tree's folder")
+        pin.attach(plain, FakeAutotuner, environ=plain_env)
+        check(not pin.active and plain_env == env, "autotune: no autotuner, no change: %r" % plain_env)
+        with pin.first_use("s1"):
+            pass
+        check(pin.chosen == {} and pin.reply_field("s1") is None, "autotune: an inactive pin records nothing")
+        # two processes of one tree: the first use of a shape is serialized, both read one config
+        mod = types.ModuleType("kopt_fake_tuned")
+        mod.kernel = FakeAutotuner("_bwd")
+        env1, env2 = dict(env), dict(env)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            p1 = AutotunePin.before_import(cfg, tmp, "GPU", environ=env1, has_triton=True).attach(mod, FakeAutotuner, env1)
+            mod2 = types.ModuleType("kopt_fake_tuned2")
+            mod2.kernel = FakeAutotuner("_bwd")
+            p2 = AutotunePin.before_import(cfg, tmp, "GPU", environ=env2, has_triton=True).attach(mod2, FakeAutotuner, env2)
+            check(p1.dir == p2.dir == env1["TRITON_CACHE_DIR"] and mod.kernel.cache_results is True,
+                  "autotune: one folder per tree, and the disk cache turned on for an autotuner that had it off")
+            lock = os.path.join(p1.dir, "kopt-tuning.lock")
+            with p1.first_use("s1"):
+                mod.kernel.run((4096, 4096), "TILE: 1024, num_warps: 8")
+                with _tuning_lock(lock, 0.1) as (waited, held):
+                    check(not held and waited >= 100.0, "autotune: a second process waits while the first one tunes")
+            with _tuning_lock(lock, 0.1) as (waited, held):
+                check(held and waited < 100.0, "autotune: the lock is free once the first use is over")
+            with p1.first_use("s1"):
+                mod.kernel.run((4096, 4096), "TILE: 2048, num_warps: 4")  # a later use: no lock, nothing new
+            with p2.first_use("s1"):
+                mod2.kernel.run((4096, 4096), "TILE: 1024, num_warps: 8")  # the cache's choice, loaded
+            with p1.first_use("s2"):
+                pass  # a shape whose kernel was not autotuned
+        check(p1.reply_field("s1") == {"_bwd": "TILE: 1024, num_warps: 8"} == p2.reply_field("s1"),
+              "autotune: the shape's config in the reply: %r" % p1.chosen)
+        check(p1.reply_field("s2") is None and "s2: no new autotuner entry" in err.getvalue(),
+              "autotune: a shape that tuned nothing reports nothing")
+        check("autotune: s1: _bwd = TILE: 1024, num_warps: 8; waited" in err.getvalue(),
+              "autotune: the stderr line names the kernel and its config: %r" % err.getvalue())
+
+
 def self_test():
     import tempfile
     failures = []
@@ -3442,6 +3815,7 @@ def self_test():
         pass
     check(parse_args(["--serve", "--device", "cpu"]).serve, "--serve flag")
     hooks_self_test(check)
+    autotune_self_test(check)
     if torch is not None:
         bytes_self_test(check)
     # where a shape's batch time went: the slot median joins the split, small times keep 3 digits
