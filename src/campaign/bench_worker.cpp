@@ -131,6 +131,13 @@ WorkerReply<PreparedShape> parsePrepared(const json& reply, const std::string& s
     }
   }
   if (p.check == measure::Check::Pass && p.callMs.empty()) return broken("prepare: a PASS shape needs 'call_ms'");
+  if (const json* autotune = field(reply, "autotune"); autotune && !autotune->is_null()) {
+    if (!autotune->is_object()) return broken("prepare: 'autotune' maps kernel names to their configs, got " + clip(autotune->dump()));
+    for (const auto& [kernel, config] : autotune->items()) {
+      if (p.autotune.size() >= PreparedShape::kMaxAutotuneEntries) break;
+      p.autotune[clip(kernel)] = config.is_string() ? clip(config.get<std::string>()) : clip(config.dump());
+    }
+  }
   return p;
 }
 

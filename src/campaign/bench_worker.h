@@ -38,6 +38,11 @@ struct PreparedShape {
   std::string problem;
   std::map<measure::Direction, double> callMs;  // warm-up estimate of one call per direction
   double stepMs() const;                         // one call of every direction together
+  // The config each autotuned kernel ran for this shape (optional "autotune": {kernel: config},
+  // harness/WORKER-PROTOCOL.md): what kopt records per arm, so two workers of one tree are seen to
+  // agree. At most kMaxAutotuneEntries, each clipped.
+  std::map<std::string, std::string> autotune;
+  static constexpr std::size_t kMaxAutotuneEntries = 32;
 };
 
 // What a warm request asks for: the look's first shape, drawn from `seed`.

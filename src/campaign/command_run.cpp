@@ -3,6 +3,7 @@
 #include <cmath>
 #include <system_error>
 
+#include "campaign/campaign_env.h"
 #include "exec/executor_config.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
@@ -56,6 +57,7 @@ exec::RunResult runLogged(exec::Executor& executor, const Command& command, cons
   exec::CommandSpec spec;
   spec.argv = parsed.argv;
   spec.env = parsed.env;
+  addCampaignEnvironment(spec.env, values);
   spec.cwd = cwd;
   spec.stdoutPath = log;
   spec.timeout = std::chrono::seconds(timeoutSeconds);

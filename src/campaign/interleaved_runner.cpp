@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "campaign/batch_sizing_memo.h"
+#include "campaign/campaign_env.h"
 #include "campaign/bench_worker.h"
 #include "campaign/harness_hooks.h"
 #include "campaign/spare_workers.h"
@@ -120,6 +121,9 @@ struct SessionTiming {
     // that is not positive and finite): an arm with many more than the other's may be choosing
     // which of its batches count.
     long long reruns[2] = {0, 0};
+    // Per arm, the config each autotuned kernel ran (the harness pins it per tree: two arms of one
+    // tree, as in the A/A, should agree).
+    std::map<std::string, std::string> autotune[2];
     double stepMs = 0;  // the best's cost of one call of every direction that sized the batches
     int callsPerBatch = 0;  // batch_ms / stepMs, at least 3: a step above batch_ms / 3 shows as 3
     bool sizedFromMemo = false;  // the batches were sized from an earlier look of the same best build
@@ -140,6 +144,7 @@ struct SessionTiming {
                                {"stop_check_ms", s.stopCheckMs},
                                {"idle_probe_us", probeSummary(s.idleProbeUs, s.idleWaitMs)},
                                {"reruns", {{"candidate", s.reruns[kCandidate]}, {"best", s.reruns[kBest]}}},
+                               {"autotune", {{"candidate", s.autotune[kCandidate]}, {"best", s.autotune[kBest]}}},
                                {"step_ms", s.stepMs},
                                {"calls_per_batch", s.callsPerBatch},
                                {"sized_from_memo", s.sizedFromMemo}});
@@ -156,6 +161,7 @@ exec::WorkerSpec armWorkerSpec(const MeasurementPlan& plan, bool candidate, cons
   spec.argv = cmd.argv;
   spec.argv.push_back("--serve");
   spec.env = cmd.env;
+  addCampaignEnvironment(spec.env, candidate ? plan.candidatePlaceholders : plan.bestPlaceholders);
   // kopt's count, not the command's: only kopt knows how many workers it keeps on the device.
   spec.env[kWorkersOnDeviceEnv] = std::to_string(std::max(1, plan.workersOnDevice));
   spec.cwd = candidate ? plan.candidateTree : plan.bestTree;
@@ -362,6 +368,7 @@ std::vector<PairRun> InterleavedRunner::run(const MeasurementPlan& plan, int fir
         auto r = w.prepare(shape, shapeSeed, warmUp, timeout, cancel);
         if (auto* p = std::get_if<PreparedShape>(&r)) {
           prepared[a] = *p;
+          shapeTiming.autotune[a] = p->autotune;
           pass[a] = p->check == measure::Check::Pass;
           if (!pass[a]) {
             arms[a].problems.push_back(shape + ": " + measure::toString(p->check) + (p->problem.empty() ? "" : ": " + p->problem));

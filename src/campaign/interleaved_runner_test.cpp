@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "campaign/bench_worker.h"
+#include "campaign/campaign_env.h"
 #include "campaign/measurement_setup.h"
 #include "campaign/spare_workers.h"
 #include "exec/cpu_affinity.h"
@@ -290,7 +291,8 @@ TEST_CASE("workers started ahead of a look are its workers, and their logs take 
 }
 
 TEST_CASE("every worker is told how many workers share its device, and a spare told another count is not taken") {
-  Fixture f("workers_env", json{{"env_file", "candidate.env"}, {"reruns", 1}}, json{{"env_file", "best.env"}});
+  Fixture f("workers_env", json{{"env_file", "candidate.env"}, {"reruns", 1}, {"autotune", {{"_bwd", "BLOCK: 2, num_warps: 8"}}}},
+            json{{"env_file", "best.env"}});
   MeasurementPlan plan = f.planWithBuilds("candidate build 1", "best commit 1");
   // A look alone: its two arms.
   CHECK(armWorkerSpec(plan, true, f.runs / "x.log").env.at(kWorkersOnDeviceEnv) == "2");
@@ -315,13 +317,22 @@ TEST_CASE("every worker is told how many workers share its device, and a spare t
   CHECK(pairs[0].best.ok);
   CHECK(SpareWorkers::shared().pids().empty());  // ended, not taken
   // Both processes of the look read the count from their environment.
-  CHECK(util::readFile(f.candidate / "candidate.env") == "6");
-  CHECK(util::readFile(f.best / "best.env") == "6");
+  // ...and the campaign's autotune cache (the plan's placeholders name no campaign here: none).
+  CHECK(util::readFile(f.candidate / "candidate.env") == "6|");
+  CHECK(util::readFile(f.best / "best.env") == "6|");
   // The attempts each worker ran again are counted per arm and shape in the session's timing file:
   // the candidate's worker said 1 in each of its 2 batches of the block.
   std::ifstream timingFile(f.runs / "t-s0-timing.json");
   const json shape = json::parse(timingFile)["shapes"][0];
   CHECK(shape["reruns"] == json({{"candidate", 2}, {"best", 0}}));
+  // The config each arm's autotuner ran, as its prepare reply said.
+  CHECK(shape["autotune"] == json({{"candidate", {{"_bwd", "BLOCK: 2, num_warps: 8"}}}, {"best", json::object()}}));
+  // Every worker of a campaign gets the campaign's own autotune cache; the command's own wins.
+  MeasurementPlan campaign = plan;
+  campaign.candidatePlaceholders.campaignDir = "/r/.kopt/campaigns/c";
+  CHECK(armWorkerSpec(campaign, true, f.runs / "c.log").env.at(kAutotuneCacheEnv) == "/r/.kopt/campaigns/c/autotune");
+  campaign.command.parsed.env[kAutotuneCacheEnv] = "off";
+  CHECK(armWorkerSpec(campaign, true, f.runs / "c.log").env.at(kAutotuneCacheEnv) == "off");
 }
 
 // /proc state letter of `pid` ('T' = stopped), '?' when it is gone.
@@ -652,6 +663,14 @@ TEST_CASE("hello and prepare replies are checked field by field") {
   CHECK(std::holds_alternative<WorkerFailure>(
       parsePrepared(json::parse(R"({"shape":"a","check":"PASS","call_ms":{"sideways":1}})"), "a")));
   CHECK(std::holds_alternative<WorkerFailure>(parseRow(json::parse(R"({"shape":"a","row":"x\ny"})"), "a")));
+  // The optional autotune map: kernel -> config; anything else than an object is a broken reply.
+  auto tuned = parsePrepared(
+      json::parse(R"({"shape":"a","check":"PASS","call_ms":{"forward":1},"autotune":{"_bwd":"BLOCK: 2","_fwd":{"w":4}}})"), "a");
+  REQUIRE(std::holds_alternative<PreparedShape>(tuned));
+  CHECK(std::get<PreparedShape>(tuned).autotune.at("_bwd") == "BLOCK: 2");
+  CHECK(std::get<PreparedShape>(tuned).autotune.at("_fwd") == R"({"w":4})");
+  CHECK(std::holds_alternative<WorkerFailure>(
+      parsePrepared(json::parse(R"({"shape":"a","check":"PASS","call_ms":{"forward":1},"autotune":"x"})"), "a")));
 }
 
 TEST_CASE("the optional warm request: offered in hello, its reply checked field by field") {
