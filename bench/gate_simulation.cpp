@@ -1,6 +1,7 @@
 // The simulated error rates and power quoted in docs/statistics.md, for the engine that ships:
 // blocks as the unit, 8 blocks per look, REMEASURE appending 8 fresh blocks to the same series,
-// at most 3 looks each tested at Pocock's level, delta = the 1.5% margin, the SE floor. Noise is
+// at most 3 looks each tested at Pocock's level, delta = the 1.5% margin, the SE floor, each shape's
+// tolerance and the session model (the third-party kernel's and the process-effect tables). Noise is
 // per block of the log ratio, from the H200 probes (measurement-review 3.1/3.4), Gaussian or
 // heavier-tailed. Deterministic (seeded); prints markdown tables. Not a test: the doctest cases
 // assert the thresholds.

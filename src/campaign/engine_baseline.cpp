@@ -251,7 +251,7 @@ void BaselineRun::offerAaSpares() {
 
 // gate.aa_sessions more worker sessions: at least three, so a process-level variance component
 // shows as a spread of the per-session means beyond what the blocks inside each session explain;
-// more tighten every shape's SE floor (docs/statistics.md). The runner numbers them, so a second
+// more narrow the intervals of shapes whose sessions disagree (docs/statistics.md). The runner numbers them, so a second
 // call continues the numbering. False when the user cancelled or a run was lost.
 bool BaselineRun::runAaSessions(int count) {
   offerAaSpares();

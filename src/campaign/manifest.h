@@ -79,7 +79,7 @@ struct GatePolicy {
   double marginPct = 1.5;     // delta of every shape: a smaller change is "no change"
   double targetMdePct = 2.0;  // BASELINE: blocks per look must reach this MDE, else "fix the harness"
   int maxLooks = 3;           // looks per validation, each tested at Pocock's per-look level
-  int aaSessions = 3;         // BASELINE: worker sessions of the A/A (each SE floor has aaSessions - 1 df)
+  int aaSessions = 3;         // BASELINE: worker sessions of the A/A (the session model has aaSessions - 1 df)
 };
 
 // The manifest's `executor:` block is the exec layer's own config (one type, no copying field by

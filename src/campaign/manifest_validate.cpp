@@ -261,7 +261,7 @@ std::vector<FieldError> validateManifest(const Manifest& m) {
   // baseline a worker session (about 10 s on an H100: docs/performance.md).
   if (g.aaSessions < 3 || g.aaSessions > 12)
     errors.push_back({"gate.aa_sessions", "must be between 3 and 12 worker sessions (" + std::to_string(g.aaSessions) + " given)",
-                      "use 3 (the default), or 5-6 where a tighter SE floor is worth the baseline's time"});
+                      "use 3 (the default), or 5-6 where narrower intervals on shapes whose sessions disagree are worth the baseline's time"});
   if (!(g.familyAlpha > 0 && g.familyAlpha < 1))
     errors.push_back({"gate.family_alpha", "must be between 0 and 1 (exclusive)", "e.g. 0.05"});
   if (!(g.marginPct > 0 && g.marginPct <= g.regressionPct))

@@ -181,7 +181,7 @@ GateResult evaluateGate(const GateInput& input, const GatePolicy& policy) {
   // then "not shown better". (Faster-but-not-beyond-delta shapes are left to the aggregate.)
   // When the aggregate already rules the candidate out (step 6 rejects it), only a shape whose
   // estimate is itself a slowdown beyond delta is measured again: the round is rolled back either
-  // way, and the next look (fresh workers: an SE floor divided by the square root of the looks)
+  // way, and the next look (fresh workers: the session model's SE divided by the square root of the looks)
   // is what names the regression for the agent. On an H100 a planted 3 % slowdown read -2.2 to
   // -2.9 % and stayed INCONCLUSIVE under a 1.08 % floor in 9 of 9 rounds that stopped at look 1
   // (docs/gpu-validation.md, twentieth session). Other INCONCLUSIVE shapes are not: on the H200

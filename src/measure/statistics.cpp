@@ -345,7 +345,7 @@ HarnessCheck checkHarness(const std::vector<std::vector<PairedRuns>>& perProcess
   const double deltaLog = clampedDeltaLog(policy.margin, policy);
   const double delta = std::expm1(deltaLog);
   const int maxUnits = std::max(policy.maxBlocks, 4);
-  // The MDE counts the shape's SE floor: blocks cannot make a look more certain than sessions agree.
+  // The MDE counts the session model: blocks cannot make a look more certain than sessions agree.
   auto mdeAt = [&](double sd, int n, double floor) {
     return std::expm1(minimumDetectableEffect(sd, static_cast<std::size_t>(n), perShapeAlpha, deltaLog, policy.mdePower,
                                               std::max(policy.seFloor, floor)));

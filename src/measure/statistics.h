@@ -146,7 +146,7 @@ struct ShapeNoise {
 struct Calibration {
   std::vector<ShapeNoise> shapes;
   const ShapeNoise* find(const std::string& label) const;
-  // The same calibration with every processSd divided by sqrt(sessions): the SE floor of a
+  // The same calibration with every processSd divided by sqrt(sessions): the session model's SE of a
   // measurement made of that many independent worker sessions.
   Calibration forSessions(int sessions) const;
 };
@@ -182,7 +182,7 @@ struct ShapeHarness {
   // ProcessMean; maxBlocks when the target is not reachable.
   int unitsNeeded = 0;
   bool reachable = false;
-  double mdeAtPlan = 0.0;    // MDE at policy.blocksPerLook units (the SE floor counted)
+  double mdeAtPlan = 0.0;    // MDE at policy.blocksPerLook units (the session model counted)
   double mdeAtNeeded = 0.0;  // MDE at unitsNeeded units
   // One session's sd (ShapeNoise::processSd) and what the plan can decide: the tolerance
   // this shape is judged at, and the looks an unchanged shape needs to be shown within it with
