@@ -130,7 +130,8 @@ class BaselineRun {
   std::unique_ptr<MeasurementRunner> runner_;
   std::vector<PairRun> runs_;
   int sessionsRun_ = 0;
-  double secondsPerSession_ = 0;  // the A/A's wall time per worker session (the plan's price)
+  double aaSeconds_ = 0;          // the A/A's wall time so far, every session of it
+  double secondsPerSession_ = 0;  // its mean per worker session (the plan's price)
   int extendedFrom_ = 0;          // > 0: the A/A was extended past this many sessions to decide a shape
   int confirmSessions_ = 0;       // the fresh sessions a bias alarm was confirmed on
   int sparesOfferedUntil_ = 0;  // the sessions before this one have workers started ahead (or had)
@@ -249,22 +250,21 @@ void BaselineRun::offerAaSpares() {
   sparesOfferedUntil_ = sessionsRun_ + policy_.aaSessions;
 }
 
-// gate.aa_sessions more worker sessions: at least three, so a process-level variance component
-// shows as a spread of the per-session means beyond what the blocks inside each session explain;
-// more narrow the intervals of shapes whose sessions disagree (docs/statistics.md). The runner numbers them, so a second
-// call continues the numbering. False when the user cancelled or a run was lost.
+// gate.aa_sessions more worker sessions (or `count`): at least three, so a process-level variance
+// component shows as a spread of the per-session means beyond what the blocks inside each session
+// explain; more narrow the intervals of shapes whose sessions disagree (docs/statistics.md). The
+// runner numbers them, so a second call continues the numbering. False when the user cancelled or
+// a run was lost.
 bool BaselineRun::runAaSessions(int count) {
   offerAaSpares();
   const int blocks = policy_.blocksPerLook;
   const auto started = std::chrono::steady_clock::now();
-  const int before = sessionsRun_;
   for (int i = 0; i < (count > 0 ? count : policy_.aaSessions) && !ctx_.cancel.cancelled(); ++i, ++sessionsRun_) {
     auto more = runner_->run(plan_, sessionsRun_ * blocks, blocks, ctx_, 2 + 2.0 * sessionsRun_ * blocks, total_);
     for (auto& p : more) runs_.push_back(std::move(p));
   }
-  if (sessionsRun_ > before)
-    secondsPerSession_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() /
-                         static_cast<double>(sessionsRun_ - before);
+  aaSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (sessionsRun_ > 0) secondsPerSession_ = aaSeconds_ / static_cast<double>(sessionsRun_);
   return !ctx_.cancel.cancelled() && runner_->lostRun().empty();
 }
 
