@@ -244,9 +244,9 @@ ShapePlan planShape(double sdPerBlock, double floorPerLook, int floorDf, int blo
 
 namespace {
 
-// The session model as a plain floor for the MDE's sizing: the session sd scaled by how much wider
-// its t quantile is than the blocks' normal one at the MDE's power, so the floor is what a look's
-// interval really is under that model.
+// The session model as a plain floor for the MDE's sizing (which applies the blocks' quantiles):
+// the session sd scaled by how much wider its t quantile is than the normal one at 95% two-sided,
+// an approximation of that model's wider interval, used only to size blocks, never in a verdict.
 double sessionFloor(double sd, int df) {
   if (sd <= 0 || df <= 0) return 0.0;
   return sd * studentTQuantile(0.975, df) / 1.96;
